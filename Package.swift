@@ -23,7 +23,7 @@ let package = Package(
         .target(
             name: "HearAlertKit",
             dependencies: [
-                "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
+                "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -39,15 +39,7 @@ let package = Package(
         ),
 
         // MARK: - The C inference core (also builds alone with `make -C CSources/alertnet`)
-
-        .target(
-            name: "CAlertNet",
-            path: "CSources/alertnet",
-            exclude: ["Makefile", "FORMAT.md", "README.md", "tests", "fuzz"],
-            sources: ["src"],
-            publicHeadersPath: "include",
-            linkerSettings: [.linkedLibrary("openblas"), .linkedLibrary("cjson"), .linkedLibrary("m")]
-        ),
+        // (the CAlertNet target is added with the core itself)
 
         // MARK: - System libraries (Debian -dev packages; see .ci/run)
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what HearAlert needs on Debian 12 (idempotent; quick when everything is already there):
+# the C libraries and sound tools from apt, and a Python virtual environment for tools/ in .venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  pkg-config make
+  libfftw3-dev libopenblas-dev libsndfile1-dev libsoxr-dev libasound2-dev libcjson-dev  # linked by the build
+  alsa-utils libasound2-plugins                                                         # ALSA file/null PCMs
+  espeak-ng sox libsox-fmt-all                                                          # test and demo audio
+  libspeexdsp-dev                                                                       # enhancer comparison
+  valgrind libnotify-bin curl
+)
+
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The virtual environment is rebuilt only when tools/requirements.txt changes.
+stamp=.venv/.requirements.sha256
+want=$(sha256sum tools/requirements.txt | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: preparing the Python environment in .venv (first time: several minutes, PyTorch is large)" >&2
+  python3 -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r tools/requirements.txt
+  echo "$want" > "$stamp"
+fi
