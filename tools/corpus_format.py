@@ -88,7 +88,7 @@ def _read_tsv(path: Path, header: list[str]) -> list[tuple[int, list[str]]]:
     if not path.is_file():
         _fail(path, None, "missing")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # bytes: universal newlines would hide a CRLF
     except UnicodeDecodeError as e:
         _fail(path, None, f"not UTF-8 ({e})")
     lines = text.split("\n")

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import export  # noqa: E402
 import features as feature_lib  # noqa: E402
 from corpus_format import read_corpus  # noqa: E402
-from hearalert_train.data import Geometry, WindowSampler, load_clips  # noqa: E402
+from hearalert_train.data import Geometry, WindowSampler, load_features  # noqa: E402
 from hearalert_train.evaluation import (detect, event_f1, format_report, full_report, predict,  # noqa: E402
                                         tune)
 from hearalert_train.tracker import TrackerSettings  # noqa: E402
@@ -58,17 +58,9 @@ def model_spec() -> dict:
     return spec
 
 
-def normalisation(corpus, spec: dict, max_files: int, rng: np.random.Generator) -> dict:
+def normalisation(clips) -> dict:
     """Per-band mean and standard deviation of the training mixtures' features."""
-    import soundfile as sf
-
-    files = list(corpus.files)
-    picked = [files[i] for i in sorted(rng.choice(len(files), size=min(max_files, len(files)), replace=False))]
-    feats = []
-    for f in picked:
-        x, _ = sf.read(str(corpus.audio_path(f.filename)), dtype="float32", always_2d=True)
-        feats.append(feature_lib.compute(x.mean(axis=1), spec))
-    allf = np.concatenate(feats).astype(np.float64)
+    allf = np.concatenate([c.mixture for c in clips]).astype(np.float64)
     std = np.maximum(allf.std(axis=0), 1e-3)
     return {"mean": [round(float(v), 5) for v in allf.mean(axis=0)], "std": [round(float(v), 5) for v in std]}
 
@@ -112,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--patience", type=int, default=4, help="validation runs without improvement before stopping")
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, one-cycle)")
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
-    p.add_argument("--norm-files", type=int, default=200, help="training files used for feature normalisation")
+    p.add_argument("--cache", type=Path, help="folder for cached training features (reused by later runs)")
     p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
     args = p.parse_args(argv)
@@ -129,15 +121,14 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             raise SystemExit(f"error: {c.root}: corpus labels lack {', '.join(missing)}")
 
-    spec = model_spec()
-    spec["normalization"] = normalisation(train_corpus, spec, args.norm_files, rng)
+    raw_spec = model_spec()
+    clips = load_features(train_corpus, LABELS, raw_spec, workers=args.threads, cache_dir=args.cache)
+    spec = dict(raw_spec, normalization=normalisation(clips))
     feature_lib.load_spec(spec)  # validate before spending time on training
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
     geometry = Geometry.of(spec, args.frames, args.step)
-    clips = load_clips(train_corpus, LABELS)
-    sampler = WindowSampler(clips, geometry, len(LABELS), args.region, rng)
-    print(f"loaded {len(clips)} training clips, normalisation from {min(args.norm_files, len(clips))} "
-          f"({time.time() - t0:.0f} s)", flush=True)
+    sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng)
+    print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
 
     model = export.default_architecture(len(LABELS))
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
@@ -152,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({geometry.window_samples / geometry.sample_rate:.3f} s), step {args.step}", flush=True)
     while step < args.steps and time.time() < deadline:
         model.train()
-        waves, targets = sampler.batch(args.batch)
-        feats = torch.from_numpy(feature_lib.compute_batch(waves, spec))[:, None]
+        windows, targets = sampler.batch(args.batch)
+        feats = torch.from_numpy(windows)[:, None]
         feats = spectral_tilt(feats, std, rng)
         loss = loss_fn(logits(feats), torch.from_numpy(targets))
         opt.zero_grad()

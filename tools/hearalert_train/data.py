@@ -1,4 +1,4 @@
-"""Training data: corpus clips in memory, window geometry, targets, class-balanced sampling and augmentation.
+"""Training data: cached clip features, window geometry, targets, class-balanced sampling and augmentation.
 
 A window is what the network sees at one decision: T feature frames, i.e. (T-1)·hop + n_fft samples. Its
 target for a label is how much of the label's events covers the last `region` seconds of the window (normalised
@@ -6,18 +6,25 @@ by the event's own length when it is shorter, so a 100 ms horn tap can still be 
 the network fires after an onset; see train.py for how it relates to the host stamping decisions at the window
 centre.
 
-Augmentation works on waveforms, which the corpus makes possible because it stores the alert component
-(alerts/) beside the mixture: background = mixture - alerts, then the alert is remixed at a new SNR, a second
-alert or another clip's background may be added, and the overall gain is changed (with clipping).
+Features are computed once per clip with tools/features.py (no normalisation) for three components: the
+mixture (audio/), the alert component (alerts/) and the background (mixture minus alerts). Augmentation then
+works in the Mel power domain, where uncorrelated sounds add: the alert is remixed at a new SNR, a second alert or
+another clip's background may be added, and the overall level changes (an exact shift of log features). A share
+of windows uses the exact mixture features with only a level change, so the network also sees true mixtures.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
+import features as feature_lib
 from corpus_format import Corpus
 
 
@@ -37,6 +44,10 @@ class Geometry:
     def window_samples(self) -> int:
         return (self.frames - 1) * self.hop + self.n_fft
 
+    def window_end(self, first_frame: int) -> float:
+        """Time (s) of the end of the window starting at `first_frame`: when its decision can be made."""
+        return (first_frame * self.hop + self.window_samples) / self.sample_rate
+
     def decisions(self, feature_frames: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """First frame of every window of a clip with `feature_frames` frames, and each window's centre and end
         time in seconds (the host's decision time and stream time)."""
@@ -47,29 +58,62 @@ class Geometry:
 
 
 @dataclass
-class ClipAudio:
+class ClipFeatures:
+    """Unnormalised log-Mel features (dB) of one clip's components, [frames, bins] float32."""
     name: str
-    mixture: np.ndarray            # int16
-    alerts: np.ndarray | None      # int16, sample-aligned, or None when the corpus has no alerts/ component
+    mixture: np.ndarray
+    background: np.ndarray
+    alert: np.ndarray | None
     events: list[tuple[float, float, int]]
     alert_snr_db: float | None
 
 
-def load_clips(corpus: Corpus, labels: list[str], with_alerts: bool = True) -> list[ClipAudio]:
+def _component_features(job: tuple[str, str, dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    mix_path, alert_path, spec = job
+    mix, _ = sf.read(mix_path, dtype="float32", always_2d=True)
+    mix = mix.mean(axis=1)
+    mix_f = feature_lib.compute(mix, spec)
+    if not Path(alert_path).exists():
+        return mix_f, mix_f, None
+    alert, _ = sf.read(alert_path, dtype="float32", always_2d=True)
+    alert = alert.mean(axis=1)
+    return mix_f, feature_lib.compute(mix - alert, spec), feature_lib.compute(alert, spec)
+
+
+def _cache_key(corpus: Corpus, spec: dict) -> str:
+    h = hashlib.sha1()
+    h.update(json.dumps(spec, sort_keys=True).encode())
+    h.update(str(corpus.root.resolve()).encode())
+    h.update((corpus.root / "files.tsv").read_bytes())
+    h.update((corpus.root / "corpus.json").read_bytes())
+    return h.hexdigest()[:16]
+
+
+def load_features(corpus: Corpus, labels: list[str], spec: dict, workers: int = 2,
+                  cache_dir: Path | None = None) -> list[ClipFeatures]:
+    """Features of every clip's components, computed in parallel and cached in `cache_dir` (an .npz per corpus
+    and spec) so a second run on the same corpus starts at once."""
+    cache = cache_dir / f"features-{_cache_key(corpus, spec)}.npz" if cache_dir else None
+    names = [f.filename for f in corpus.files]
+    if cache is not None and cache.exists():
+        with np.load(cache) as z:
+            parts = [(z[f"m{i}"], z[f"b{i}"], z[f"a{i}"] if f"a{i}" in z else None) for i in range(len(names))]
+    else:
+        jobs = [(str(corpus.audio_path(n)), str(corpus.audio_path(n, "alerts")), spec) for n in names]
+        with get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_component_features, jobs, chunksize=8)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            arrays = {}
+            for i, (m, b, a) in enumerate(parts):
+                arrays[f"m{i}"], arrays[f"b{i}"] = m, b
+                if a is not None:
+                    arrays[f"a{i}"] = a
+            np.savez(cache, **arrays)
     clips = []
-    rate = corpus.sample_rate
-    for f in corpus.files:
-        mix, sr = sf.read(str(corpus.audio_path(f.filename)), dtype="int16", always_2d=True)
-        if sr != rate or mix.shape[1] != 1:
-            raise ValueError(f"{corpus.audio_path(f.filename)}: training needs {rate} Hz mono audio")
-        alerts = None
-        path = corpus.audio_path(f.filename, "alerts")
-        if with_alerts and path.exists():
-            alerts = sf.read(str(path), dtype="int16", always_2d=True)[0][:, 0]
-        events = [(e.onset, e.offset, labels.index(e.label)) for e in corpus.events_of(f.filename)
-                  if e.label in labels]
-        snr = corpus.file_extras(f.filename).get("alert_snr_db")
-        clips.append(ClipAudio(f.filename, mix[:, 0], alerts, events, snr))
+    for name, (m, b, a) in zip(names, parts):
+        events = [(e.onset, e.offset, labels.index(e.label)) for e in corpus.events_of(name) if e.label in labels]
+        clips.append(ClipFeatures(name, m, b, a, events, corpus.file_extras(name).get("alert_snr_db")))
     return clips
 
 
@@ -83,68 +127,83 @@ def window_targets(events: list[tuple[float, float, int]], end: float, n_labels:
 
 
 class WindowSampler:
-    """Class-balanced batches of augmented training windows (waveforms) with their targets."""
+    """Class-balanced batches of augmented training windows (normalised features) with their targets."""
 
-    def __init__(self, clips: list[ClipAudio], geometry: Geometry, n_labels: int, region: float,
-                 rng: np.random.Generator, positive_fraction: float = 0.6, mix_fraction: float = 0.25,
-                 background_fraction: float = 0.15, snr_range: tuple[float, float] = (-12.0, 15.0)):
+    def __init__(self, clips: list[ClipFeatures], geometry: Geometry, spec: dict, n_labels: int, region: float,
+                 rng: np.random.Generator, positive_fraction: float = 0.6, exact_fraction: float = 0.35,
+                 mix_fraction: float = 0.25, background_fraction: float = 0.2,
+                 snr_range: tuple[float, float] = (-12.0, 15.0)):
         self.clips, self.geometry, self.n_labels, self.region, self.rng = clips, geometry, n_labels, region, rng
-        self.positive_fraction, self.mix_fraction = positive_fraction, mix_fraction
-        self.background_fraction, self.snr_range = background_fraction, snr_range
+        self.positive_fraction, self.exact_fraction = positive_fraction, exact_fraction
+        self.mix_fraction, self.background_fraction, self.snr_range = mix_fraction, background_fraction, snr_range
+        norm = spec["normalization"]
+        self.mean = np.asarray(norm["mean"], dtype=np.float32)
+        self.std = np.asarray(norm["std"], dtype=np.float32)
+        self.base, self.multiplier = np.float32(spec["log_base"]), np.float32(spec["log_multiplier"])
+        self.floor = self._feature(np.float32(spec["log_floor"]))
         self.by_label: list[list[tuple[int, float, float]]] = [[] for _ in range(n_labels)]
         for i, clip in enumerate(clips):
             for onset, offset, k in clip.events:
                 self.by_label[k].append((i, onset, offset))
         self.present = [k for k in range(n_labels) if self.by_label[k]]
 
-    def _positive_start(self, label: int) -> tuple[int, int]:
+    def _power(self, feature: np.ndarray, gain_db: float = 0.0) -> np.ndarray:
+        """Mel power from log features (the spec's log base and multiplier), scaled by `gain_db`."""
+        return np.power(self.base, feature / self.multiplier) * np.float32(10 ** (gain_db / 10))
+
+    def _feature(self, power: np.ndarray) -> np.ndarray:
+        return self.multiplier * np.log(np.maximum(power, np.float32(1e-30))) / np.log(self.base)
+
+    def _start_for_end(self, i: int, end: float) -> int:
+        g = self.geometry
+        first = int(round((end * g.sample_rate - g.window_samples) / g.hop))
+        return int(np.clip(first, 0, len(self.clips[i].mixture) - g.frames))
+
+    def _positive(self, label: int) -> tuple[int, int]:
         rng = self.rng
         i, onset, offset = self.by_label[label][int(rng.integers(len(self.by_label[label])))]
-        if rng.random() < 0.5:  # around the onset, where latency is decided
+        if rng.random() < 0.5:  # around the onset, where latency and onset accuracy are decided
             end = rng.uniform(onset - 0.2, onset + 0.8)
         else:
             end = rng.uniform(onset, offset + 0.6)
         return i, self._start_for_end(i, end)
 
-    def _start_for_end(self, i: int, end: float) -> int:
-        w = self.geometry.window_samples
-        start = int(round(end * self.geometry.sample_rate)) - w
-        return int(np.clip(start, 0, len(self.clips[i].mixture) - w))
-
-    def _random_start(self) -> tuple[int, int]:
+    def _random(self) -> tuple[int, int]:
         i = int(self.rng.integers(len(self.clips)))
-        return i, int(self.rng.integers(0, len(self.clips[i].mixture) - self.geometry.window_samples + 1))
+        return i, int(self.rng.integers(0, len(self.clips[i].mixture) - self.geometry.frames + 1))
 
-    def _parts(self, i: int, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        clip, w = self.clips[i], self.geometry.window_samples
-        mix = clip.mixture[start:start + w].astype(np.float32) / 32768.0
-        alert = (clip.alerts[start:start + w].astype(np.float32) / 32768.0 if clip.alerts is not None
-                 else np.zeros(w, dtype=np.float32))
-        end = (start + w) / self.geometry.sample_rate
-        return mix - alert, alert, window_targets(clip.events, end, self.n_labels, self.region)
+    def _targets(self, i: int, first: int) -> np.ndarray:
+        return window_targets(self.clips[i].events, self.geometry.window_end(first), self.n_labels, self.region)
 
     def _sample(self) -> tuple[np.ndarray, np.ndarray]:
-        rng = self.rng
+        rng, t = self.rng, self.geometry.frames
         if self.present and rng.random() < self.positive_fraction:
-            i, start = self._positive_start(int(rng.choice(self.present)))
+            i, first = self._positive(int(rng.choice(self.present)))
         else:
-            i, start = self._random_start()
-        background, alert, target = self._parts(i, start)
-        snr = self.clips[i].alert_snr_db
-        if snr is not None and rng.random() < 0.6:
-            alert = alert * np.float32(10 ** ((rng.uniform(*self.snr_range) - snr) / 20))
-        if self.present and rng.random() < self.mix_fraction:  # a second alert from another clip
-            j, start2 = self._positive_start(int(rng.choice(self.present)))
-            _, alert2, target2 = self._parts(j, start2)
-            alert = alert + alert2 * np.float32(10 ** (rng.uniform(-10, 3) / 20))
-            target = np.maximum(target, target2)
-        if rng.random() < self.background_fraction:  # another clip's background on top
-            j, start2 = self._random_start()
-            background2, _, _ = self._parts(j, start2)
-            background = background + background2 * np.float32(10 ** (rng.uniform(-10, 0) / 20))
-        x = (background + alert) * np.float32(10 ** (rng.uniform(-15, 10) / 20))
-        return np.clip(x, -1.0, 1.0), target
+            i, first = self._random()
+        clip = self.clips[i]
+        target = self._targets(i, first)
+        level = float(rng.uniform(-15, 10))  # overall level change, dB
+        if clip.alert is None or rng.random() < self.exact_fraction:
+            feature = self._feature(self._power(clip.mixture[first:first + t], level))
+        else:
+            alert_gain = 0.0
+            if clip.alert_snr_db is not None and rng.random() < 0.7:
+                alert_gain = rng.uniform(*self.snr_range) - clip.alert_snr_db
+            power = self._power(clip.background[first:first + t]) + self._power(clip.alert[first:first + t],
+                                                                                alert_gain)
+            if self.present and rng.random() < self.mix_fraction:  # a second alert from another clip
+                j, first2 = self._positive(int(rng.choice(self.present)))
+                if self.clips[j].alert is not None:
+                    power = power + self._power(self.clips[j].alert[first2:first2 + t], rng.uniform(-10, 3))
+                    target = np.maximum(target, self._targets(j, first2))
+            if rng.random() < self.background_fraction:  # another clip's background on top
+                j, first2 = self._random()
+                power = power + self._power(self.clips[j].background[first2:first2 + t], rng.uniform(-10, 0))
+            feature = self._feature(power * np.float32(10 ** (level / 10)))
+        feature = np.maximum(feature, self.floor)
+        return (feature - self.mean) / self.std, target
 
     def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         xs, ys = zip(*(self._sample() for _ in range(size)))
-        return np.stack(xs), np.stack(ys)
+        return np.stack(xs).astype(np.float32), np.stack(ys)
