@@ -3,17 +3,23 @@ import HearAlertKit
 
 /// Feature extraction speed (× real time, one core) and constant memory while streaming a long file.
 ///
-/// `hearalert-bench features` — set HEARALERT_BENCH_HOURS (default 10) to change the long file's length.
+/// `hearalert-bench features` — HEARALERT_BENCH_SECONDS (default 600) sets the throughput signal's length and
+/// HEARALERT_BENCH_HOURS (default 10) the long file's. Allocation-freedom per frame: run it under valgrind with
+/// two signal lengths and compare the heap's allocation counts, which must not grow with the number of frames:
+///   HEARALERT_BENCH_SECONDS=5 HEARALERT_BENCH_HOURS=0.002 valgrind .build/release/hearalert-bench features
+///   HEARALERT_BENCH_SECONDS=20 HEARALERT_BENCH_HOURS=0.002 valgrind .build/release/hearalert-bench features
 enum FeatureBenchmark {
     static func run() throws {
-        print("== features: STFT + log-Mel throughput, one core (best of 3 runs over 10 min of noise)")
+        let environment = ProcessInfo.processInfo.environment
+        let seconds = Double(environment["HEARALERT_BENCH_SECONDS"] ?? "") ?? 600
+        print(String(format: "== features: STFT + log-Mel throughput, one core (best of 3 runs over %.0f s of noise)",
+                     seconds))
         let issueSpec = FeatureSpec(winLength: 512, hopLength: 160)
         let specs: [(String, FeatureSpec)] = [
             ("16 kHz, n_fft 512, hop 160, 64 Mel (issue #2 target ≥ 2000×)", issueSpec),
             ("default spec: 16 kHz, n_fft 512, hop 256, 64 Mel", FeatureSpec()),
             ("log-power: 16 kHz, n_fft 512, win 400 Hamming, hop 256, 257 bins", FeatureSpec(winLength: 400, window: .hamming, kind: .logPower)),
         ]
-        let seconds = 600.0
         let noise = Self.noise(count: Int(seconds * 16_000))
         for (name, spec) in specs {
             let speed = try Self.realTimeFactor(spec: spec, samples: noise, seconds: seconds)
@@ -22,7 +28,7 @@ enum FeatureBenchmark {
         print(String(format: "  %8.0f× real time  StreamingSTFT analysis + synthesis, n_fft 512, hop 128, sqrt-Hann",
                      try Self.stftRealTimeFactor(samples: noise, seconds: seconds)))
 
-        let hours = Double(ProcessInfo.processInfo.environment["HEARALERT_BENCH_HOURS"] ?? "") ?? 10
+        let hours = Double(environment["HEARALERT_BENCH_HOURS"] ?? "") ?? 10
         try streamLongFile(hours: hours)
     }
 
