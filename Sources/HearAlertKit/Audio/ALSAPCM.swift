@@ -106,6 +106,10 @@ public final class ALSAPCM {
         }
     }
 
+    private static func check(_ status: Int32, _ device: String, _ step: String) throws(ALSAError) {
+        if status < 0 { throw .cannotConfigure(device: device, step: step, reason: ALSAError.message(status)) }
+    }
+
     private static func configureHardware(
         _ handle: OpaquePointer, _ name: String, _ sampleRate: Int, _ periodFrames: Int, _ periodsPerBuffer: Int
     ) throws(ALSAError) -> (period: Int, buffer: Int) {
@@ -114,9 +118,7 @@ public final class ALSAPCM {
             throw .cannotConfigure(device: name, step: "hardware parameters", reason: "out of memory")
         }
         defer { snd_pcm_hw_params_free(params) }
-        func check(_ status: Int32, _ step: String) throws(ALSAError) {
-            if status < 0 { throw .cannotConfigure(device: name, step: step, reason: ALSAError.message(status)) }
-        }
+        func check(_ status: Int32, _ step: String) throws(ALSAError) { try Self.check(status, name, step) }
         try check(snd_pcm_hw_params_any(handle, params), "any configuration")
         try check(snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED), "interleaved access")
         try check(snd_pcm_hw_params_set_format(handle, params, SND_PCM_FORMAT_FLOAT_LE), "32-bit float samples")
@@ -141,9 +143,7 @@ public final class ALSAPCM {
             throw .cannotConfigure(device: name, step: "software parameters", reason: "out of memory")
         }
         defer { snd_pcm_sw_params_free(params) }
-        func check(_ status: Int32, _ step: String) throws(ALSAError) {
-            if status < 0 { throw .cannotConfigure(device: name, step: step, reason: ALSAError.message(status)) }
-        }
+        func check(_ status: Int32, _ step: String) throws(ALSAError) { try Self.check(status, name, step) }
         try check(snd_pcm_sw_params_current(handle, params), "current software parameters")
         try check(snd_pcm_sw_params_set_avail_min(handle, params, snd_pcm_uframes_t(period)), "wake-up size")
         // Playback starts once two periods are queued: enough to ride out scheduling jitter, short for latency.
