@@ -38,8 +38,6 @@ _TENSOR_FIELDS: dict[str, dict[str, bool]] = {
     "batchnorm": {"weight": True, "bias": True, "running_mean": True, "running_var": True},
     "dense": {"weight": True, "bias": False},
 }
-_OPS = {"conv2d", "batchnorm", "relu", "maxpool2d", "avgpool2d", "global_avgpool", "global_maxpool", "flatten",
-        "dense", "sigmoid", "softmax"}
 
 
 def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: dict, labels: list[str],
@@ -73,7 +71,7 @@ def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: di
     named: set[str] = set()
     for index, layer in enumerate(graph):
         op = layer.get("op")
-        if op not in _OPS:
+        if op not in alertnet_ref.FIELDS:
             raise ValueError(f"layer {index}: unknown op {op!r}")
         for field, required in _TENSOR_FIELDS.get(op, {}).items():
             name = layer.get(field)
