@@ -80,31 +80,33 @@ static alertnet_status parse_tensor(cJSON *entry, size_t data_size, an_tensor *t
         return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": dtype %.16s is not supported (only F32)",
                        name, dtype->valuestring);
 
-    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(entry, "shape");
-    int rank = cJSON_GetArraySize(shape);
-    if (!cJSON_IsArray(shape) || rank < 1 || rank > 8)
-        return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": shape must be an array of 1 to 8 sizes", name);
-    /* dims are bounded by the data size, so the product cannot overflow before the comparison below fails */
-    uint64_t count = 1;
-    t->rank = rank;
-    int d = 0;
-    for (const cJSON *dim = shape->child; dim; dim = dim->next, d++) {
-        if (!json_integer(dim, 1, (double)(data_size / 4 + 1), &t->dims[d]))
-            return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": shape entry %d is not a size within "
-                           "the data", name, d);
-        count *= (uint64_t)t->dims[d];
-        if (count > data_size / 4)
-            return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": shape needs more bytes than the "
-                           "%zu-byte data holds", name, data_size);
-    }
-
+    /* the byte range first: for a truncated file it is the clearest message */
     const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(entry, "data_offsets");
     int64_t begin, end;
     if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != 2 ||
         !json_integer(offsets->child, 0, (double)data_size, &begin) ||
         !json_integer(offsets->child->next, 0, (double)data_size, &end) || begin > end)
         return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": data_offsets must be [begin, end] within "
-                       "the %zu-byte data", name, data_size);
+                       "the %zu-byte data (truncated file?)", name, data_size);
+
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(entry, "shape");
+    int rank = cJSON_GetArraySize(shape);
+    if (!cJSON_IsArray(shape) || rank < 1 || rank > 8)
+        return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": shape must be an array of 1 to 8 sizes", name);
+    /* the running product stays <= the range's float count, so it cannot overflow */
+    const uint64_t available = (uint64_t)(end - begin) / 4;
+    uint64_t count = 1;
+    t->rank = rank;
+    int d = 0;
+    for (const cJSON *dim = shape->child; dim; dim = dim->next, d++) {
+        if (!json_integer(dim, 1, 9007199254740992.0, &t->dims[d]))
+            return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": shape entry %d is not a positive "
+                           "integer", name, d);
+        if ((uint64_t)t->dims[d] > available / count)
+            return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": its shape needs more than the %lld "
+                           "bytes its data_offsets cover", name, (long long)(end - begin));
+        count *= (uint64_t)t->dims[d];
+    }
     if ((uint64_t)(end - begin) != 4 * count)
         return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": data_offsets cover %lld bytes, its shape "
                        "needs %llu", name, (long long)(end - begin), (unsigned long long)(4 * count));

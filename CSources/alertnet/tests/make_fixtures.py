@@ -3,7 +3,8 @@
 
 Each model is written by tools/export.py; each NAME.expect holds input windows and the probabilities that
 tools/alertnet_ref.py (float64 numpy, direct convolution) computes for them, printed with 9 significant digits.
-The C tests (make test) and the fuzzer's seed corpus (fuzz/corpus/) use these files.
+The C tests (make test), the fuzzer's seed corpus (fuzz/corpus/) and the Swift tests
+(Tests/HearAlertKitTests/Fixtures/alertnet/, the first two models) use these files.
 
 Example: .venv/bin/python CSources/alertnet/tests/make_fixtures.py --seed 0
 """
@@ -90,6 +91,8 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     out_dir = os.path.join(HERE, "models")
     corpus = os.path.join(HERE, "..", "fuzz", "corpus")
+    swift = os.path.join(HERE, "..", "..", "..", "Tests", "HearAlertKitTests", "Fixtures", "alertnet")
+    os.makedirs(swift, exist_ok=True)
     os.makedirs(out_dir, exist_ok=True)
     os.makedirs(corpus, exist_ok=True)
     names = []
@@ -106,6 +109,9 @@ def main(argv=None) -> int:
                 handle.write(f"input {window.size}\n" + " ".join(f"{v:.9g}" for v in window.reshape(-1)) + "\n")
                 handle.write(f"output {probabilities.size}\n" + " ".join(f"{v:.9g}" for v in probabilities) + "\n")
         shutil.copy(path, os.path.join(corpus, f"{name}.safetensors"))
+        if len(names) < 2:
+            for suffix in (".safetensors", ".expect"):
+                shutil.copy(os.path.join(out_dir, name + suffix), os.path.join(swift, name + suffix))
         names.append(name)
         print(f"wrote {path} ({os.path.getsize(path)} bytes) and its .expect")
     with open(os.path.join(out_dir, "MANIFEST"), "w") as handle:

@@ -125,7 +125,11 @@ static void test_tensor_errors(void) {
 
     b = small_model();
     builder_override(b, NULL, 0, 8); /* 2 floats for a [3] tensor */
-    expect_builder_failure(b, "cover 8 bytes, its shape needs 12", "size disagrees with shape");
+    expect_builder_failure(b, "its shape needs more than the 8 bytes its data_offsets cover", "range too short");
+
+    b = small_model();
+    builder_override(b, NULL, 0, 16); /* 4 floats for a [3] tensor */
+    expect_builder_failure(b, "data_offsets cover 16 bytes, its shape needs 12", "range too long");
 
     b = builder_new(6, 5, 3, 1);
     const float bad[3] = {0.0f, INFINITY, 1.0f};
