@@ -12,6 +12,7 @@ struct HearAlert: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
+            FeaturesCommand.self,
         ]
     )
 }
