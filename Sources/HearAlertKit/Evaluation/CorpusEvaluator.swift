@@ -52,8 +52,11 @@ public struct CorpusEvaluator: Sendable {
     private func work(state: borrowing Mutex<RunState>, makeDetector: () throws -> any CorpusFileDetector,
                       start: ContinuousClock.Instant, progress: (EvaluationProgress) -> Void) {
         let detector: any CorpusFileDetector
+        let enhancement: FileEnhancementScorer?
         do {
             detector = try makeDetector()
+            enhancement = settings.scoreEnhancement && corpus.hasCleanSpeech
+                ? try FileEnhancementScorer(sampleRate: corpus.sampleRate) : nil
         } catch {
             state.withLock { $0.fail(error) }
             return
@@ -61,9 +64,11 @@ public struct CorpusEvaluator: Sendable {
         while let index = state.withLock({ $0.takeNextFile() }) {
             let file = corpus.files[index]
             do {
+                try checkDuration(of: file)
                 let detections = try detector.detect(path: corpus.audioPath(of: file))
+                let enhancementScore = try enhancement?.score(file, in: corpus, detections: detections)
                 state.withLock { state in
-                    state.add(index: index, file: file, detections: detections)
+                    state.add(index: index, file: file, detections: detections, enhancementScore: enhancementScore)
                     progress(EvaluationProgress(
                         filesDone: state.filesDone, fileCount: corpus.files.count, secondsDone: state.secondsDone,
                         totalSeconds: corpus.duration, elapsed: (ContinuousClock.now - start).seconds))
@@ -72,6 +77,18 @@ public struct CorpusEvaluator: Sendable {
                 state.withLock { $0.fail(error) }
                 return
             }
+        }
+    }
+}
+
+extension CorpusEvaluator {
+    /// The audio must last as long as `files.tsv` says, or the annotations and the alert-free time are wrong.
+    func checkDuration(of file: CorpusFile) throws {
+        let path = corpus.audioPath(of: file)
+        let reader = try AudioFileReader(path: path, sampleRate: corpus.sampleRate)
+        guard abs(reader.duration - file.duration) <= settings.durationTolerance else {
+            throw CorpusError(file: corpus.path("files.tsv"),
+                              "\"\(file.name)\" is listed as \(file.duration) s but \(path) lasts \(reader.duration) s")
         }
     }
 }

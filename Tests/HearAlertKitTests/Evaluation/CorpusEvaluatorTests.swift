@@ -20,6 +20,7 @@ private struct ScriptedDetector: CorpusFileDetector {
         var layout = TemporaryCorpus()
         let names = (0..<10).map { "f\($0).wav" }
         layout.audio = names
+        layout.signal = { _, _ in [Float](repeating: 0, count: 5 * 16000) }
         layout.files = "filename\tduration\n" + names.map { "\($0)\t5.0\n" }.joined()
         layout.annotations = "filename\tonset\toffset\tevent_label\n"
             + names.enumerated().filter { $0.offset % 2 == 0 }.map { "\($0.element)\t1.0\t3.0\tsiren\n" }.joined()
