@@ -7,23 +7,12 @@ public struct ComparisonReport: Sendable, Encodable {
 
     public struct Difference: Sendable, Encodable {
         public var metric: String
-        public var a: Double?
-        public var b: Double?
-        /// Absent where either side is undefined.
-        public var bMinusA: Double?
-        /// "A" or "B", absent when equal or undefined.
-        public var better: String?
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(metric, forKey: .metric)
-            try container.encode(a, forKey: .a)
-            try container.encode(b, forKey: .b)
-            try container.encode(bMinusA, forKey: .bMinusA)
-            try container.encode(better, forKey: .better)
-        }
-
-        private enum CodingKeys: String, CodingKey { case metric, a, b, bMinusA, better }
+        @NullWhenUndefined public var a: Double?
+        @NullWhenUndefined public var b: Double?
+        /// Null where either side is undefined.
+        @NullWhenUndefined public var bMinusA: Double?
+        /// "A" or "B"; null when equal or undefined.
+        @NullWhenUndefined public var better: String?
     }
 
     public init(a: EvaluationReport, b: EvaluationReport) {

@@ -1,15 +1,15 @@
 /// Enhancement scores of one file: the mixture and the enhancer's output, each against the clean speech.
 public struct FileEnhancementScore: Sendable, Encodable {
     /// SNR of the mixture (what the ear gets without HearAlert), in dB.
-    public var snrInDB: Double
+    @NullWhenUndefined public var snrInDB: Double
     /// SNR of the enhanced output, in dB.
-    public var snrOutDB: Double
+    @NullWhenUndefined public var snrOutDB: Double
     /// Segmental SNR in and out, in dB; absent for a file shorter than one frame.
-    public var segmentalSNRInDB: Double?
-    public var segmentalSNROutDB: Double?
+    @NullWhenUndefined public var segmentalSNRInDB: Double?
+    @NullWhenUndefined public var segmentalSNROutDB: Double?
     /// Alert energy retained over the reference alert events, in dB (0 = untouched); absent without `alerts/`,
     /// for an alert-free file, or when the output holds no trace of the alert.
-    public var alertRetainedDB: Double?
+    @NullWhenUndefined public var alertRetainedDB: Double?
 
     public init(snrInDB: Double, snrOutDB: Double, segmentalSNRInDB: Double?, segmentalSNROutDB: Double?,
                 alertRetainedDB: Double?) {
@@ -20,19 +20,6 @@ public struct FileEnhancementScore: Sendable, Encodable {
         self.alertRetainedDB = alertRetainedDB
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case snrInDB = "snrInDb", snrOutDB = "snrOutDb", segmentalSNRInDB = "segmentalSnrInDb"
-        case segmentalSNROutDB = "segmentalSnrOutDb", alertRetainedDB = "alertRetainedDb"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeScore(snrInDB, forKey: .snrInDB)
-        try container.encodeScore(snrOutDB, forKey: .snrOutDB)
-        try container.encode(segmentalSNRInDB, forKey: .segmentalSNRInDB)
-        try container.encode(segmentalSNROutDB, forKey: .segmentalSNROutDB)
-        try container.encode(alertRetainedDB, forKey: .alertRetainedDB)
-    }
 }
 
 /// Means over files of the enhancement scores, accumulated file by file.
@@ -81,33 +68,13 @@ public struct EnhancementSummary: Sendable {
 public struct EnhancementReport: Sendable, Encodable {
     /// Files scored (those with finite SNRs in and out).
     public var files: Int
-    public var snrInDB: Double?
-    public var snrOutDB: Double?
-    public var snrImprovementDB: Double?
-    public var segmentalSNRInDB: Double?
-    public var segmentalSNROutDB: Double?
-    public var segmentalSNRImprovementDB: Double?
+    @NullWhenUndefined public var snrInDB: Double?
+    @NullWhenUndefined public var snrOutDB: Double?
+    @NullWhenUndefined public var snrImprovementDB: Double?
+    @NullWhenUndefined public var segmentalSNRInDB: Double?
+    @NullWhenUndefined public var segmentalSNROutDB: Double?
+    @NullWhenUndefined public var segmentalSNRImprovementDB: Double?
     /// Files whose alert energy retained could be measured.
     public var alertFiles: Int
-    public var alertRetainedDB: Double?
-
-    private enum CodingKeys: String, CodingKey {
-        case files, snrInDB = "snrInDb", snrOutDB = "snrOutDb", snrImprovementDB = "snrImprovementDb"
-        case segmentalSNRInDB = "segmentalSnrInDb", segmentalSNROutDB = "segmentalSnrOutDb"
-        case segmentalSNRImprovementDB = "segmentalSnrImprovementDb", alertFiles
-        case alertRetainedDB = "alertRetainedDb"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(files, forKey: .files)
-        try container.encode(snrInDB, forKey: .snrInDB)
-        try container.encode(snrOutDB, forKey: .snrOutDB)
-        try container.encode(snrImprovementDB, forKey: .snrImprovementDB)
-        try container.encode(segmentalSNRInDB, forKey: .segmentalSNRInDB)
-        try container.encode(segmentalSNROutDB, forKey: .segmentalSNROutDB)
-        try container.encode(segmentalSNRImprovementDB, forKey: .segmentalSNRImprovementDB)
-        try container.encode(alertFiles, forKey: .alertFiles)
-        try container.encode(alertRetainedDB, forKey: .alertRetainedDB)
-    }
+    @NullWhenUndefined public var alertRetainedDB: Double?
 }

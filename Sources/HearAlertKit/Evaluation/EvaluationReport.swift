@@ -10,9 +10,9 @@ public struct EvaluationReport: Sendable, Encodable {
     /// Detection split by the speech-to-noise SNR recorded per file (empty when none is recorded).
     public var bySpeechSNR: [SNRBucketReport]
     /// Present when the corpus has `clean/` and enhancement was scored.
-    public var enhancement: EnhancementReport?
+    @NullWhenUndefined public var enhancement: EnhancementReport?
     /// Present with `--per-file`, in `files.tsv` order.
-    public var files: [FileReport]?
+    @NullWhenUndefined public var files: [FileReport]?
     public var timing: Timing
 
     /// What was evaluated.
@@ -57,27 +57,15 @@ public struct EvaluationReport: Sendable, Encodable {
 public struct FileReport: Sendable, Encodable {
     public var filename: String
     public var duration: Double
-    public var alertSNRDB: Double?
-    public var speechSNRDB: Double?
+    @NullWhenUndefined public var alertSNRDB: Double?
+    @NullWhenUndefined public var speechSNRDB: Double?
     public var reference: [SoundEvent]
     public var detections: [DetectedEvent]
     public var score: FileScore
-    public var enhancement: FileEnhancementScore?
+    @NullWhenUndefined public var enhancement: FileEnhancementScore?
 
     private enum CodingKeys: String, CodingKey {
         case filename, duration, alertSNRDB = "alertSnrDb", speechSNRDB = "speechSnrDb", reference, detections
         case score, enhancement
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(filename, forKey: .filename)
-        try container.encode(duration, forKey: .duration)
-        try container.encode(alertSNRDB, forKey: .alertSNRDB)
-        try container.encode(speechSNRDB, forKey: .speechSNRDB)
-        try container.encode(reference, forKey: .reference)
-        try container.encode(detections, forKey: .detections)
-        try container.encode(score, forKey: .score)
-        try container.encode(enhancement, forKey: .enhancement)
     }
 }

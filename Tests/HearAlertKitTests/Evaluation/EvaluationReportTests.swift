@@ -41,7 +41,21 @@ import Testing
         let alarms = try #require(detection["false_alarms"] as? [String: Any])
         let free = try #require(alarms["alert_free_files"] as? [String: Any])
         #expect(free["per_hour"] as? Double == 360)
-        #expect(json["enhancement"] == nil || json["enhancement"] is NSNull)
+        #expect(json["enhancement"] is NSNull && json["files"] is NSNull)
+    }
+
+    @Test func enhancementKeysSayTheirUnit() throws {
+        var summary = EnhancementSummary()
+        summary.add(FileEnhancementScore(snrInDB: 2, snrOutDB: 5, segmentalSNRInDB: -1, segmentalSNROutDB: 1,
+                                         alertRetainedDB: nil))
+        var report = Self.report()
+        report.enhancement = summary.results()
+        let json = try #require(try JSONSerialization.jsonObject(with: ReportJSON.encode(report)) as? [String: Any])
+        let enhancement = try #require(json["enhancement"] as? [String: Any])
+        #expect(enhancement["snr_improvement_db"] as? Double == 3)
+        #expect(enhancement["segmental_snr_improvement_db"] as? Double == 2)
+        #expect(enhancement["alert_retained_db"] is NSNull)
+        #expect(report.table().contains("+3.0 dB"))
     }
 
     @Test func tableShowsHeadlinesClassesAndSpeed() {
