@@ -1,4 +1,5 @@
-/// Enhancement scores of one file: the mixture and the enhancer's output, each against the clean speech.
+/// Enhancement scores of one file: the mixture and the enhancer's output, each against the clean speech plus
+/// the alert stem (what the listener should hear).
 public struct FileEnhancementScore: Sendable, Encodable {
     /// SNR of the mixture (what the ear gets without HearAlert), in dB.
     @NullWhenUndefined public var snrInDB: Double

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs the speech enhancer over one corpus file the way the live pipeline would, and scores its output against
-/// the clean speech (and the alert stem) with `EnhancementMetrics`.
+/// the clean speech (with the alert stem added, when there is one) using `EnhancementMetrics`.
 ///
 /// The alert pass-through follows the detector: the enhancer is told an alert is active from each detection's
 /// `detectedAt` to its offset, as `listen` would tell it, so scores include the cost of late or missed alerts.
@@ -22,27 +22,33 @@ public final class FileEnhancementScorer {
     }
 
     /// Scores one file of `corpus`, which must have `clean/`.
+    ///
+    /// The target is what the listener should hear: the clean speech, plus the alert stem when `alerts/`
+    /// exists (HearAlert keeps alerts audible on purpose, so an alert in the output is not an error).
     public func score(_ file: CorpusFile, in corpus: Corpus, detections: [DetectedEvent]) throws
         -> FileEnhancementScore
     {
-        let mixture = try AudioFile.readAll(path: corpus.audioPath(of: file), sampleRate: sampleRate)
-        let clean = try readAligned(corpus.cleanPath(of: file), length: mixture.count, mixturePath: corpus.audioPath(of: file))
+        let mixturePath = corpus.audioPath(of: file)
+        let mixture = try AudioFile.readAll(path: mixturePath, sampleRate: sampleRate)
+        var target = try readAligned(corpus.cleanPath(of: file), length: mixture.count, mixturePath: mixturePath)
         let output = enhance(mixture, alertActive: detections.map { ($0.detectedAt, $0.offset) })
         var retained: Double?
-        if corpus.hasAlertStems && !file.events.isEmpty {
-            let alerts = try readAligned(corpus.alertsPath(of: file), length: mixture.count,
-                                         mixturePath: corpus.audioPath(of: file))
+        if corpus.hasAlertStems {
+            let alerts = try readAligned(corpus.alertsPath(of: file), length: mixture.count, mixturePath: mixturePath)
+            for index in target.indices { target[index] += alerts[index] }
             let during = sampleRanges(of: file.events, count: mixture.count)
-            retained = EnhancementMetrics.alertEnergyRetained(
-                alert: during.flatMap { alerts[$0] }, output: during.flatMap { output[$0] })
+            if !during.isEmpty {
+                retained = EnhancementMetrics.alertEnergyRetained(
+                    alert: during.flatMap { alerts[$0] }, output: during.flatMap { output[$0] })
+            }
         }
         return FileEnhancementScore(
-            snrInDB: EnhancementMetrics.signalToNoiseRatio(reference: clean, estimate: mixture),
-            snrOutDB: EnhancementMetrics.signalToNoiseRatio(reference: clean, estimate: output),
+            snrInDB: EnhancementMetrics.signalToNoiseRatio(reference: target, estimate: mixture),
+            snrOutDB: EnhancementMetrics.signalToNoiseRatio(reference: target, estimate: output),
             segmentalSNRInDB: EnhancementMetrics.segmentalSNR(
-                reference: clean, estimate: mixture, frameLength: segmentFrame, hopLength: segmentHop),
+                reference: target, estimate: mixture, frameLength: segmentFrame, hopLength: segmentHop),
             segmentalSNROutDB: EnhancementMetrics.segmentalSNR(
-                reference: clean, estimate: output, frameLength: segmentFrame, hopLength: segmentHop),
+                reference: target, estimate: output, frameLength: segmentFrame, hopLength: segmentHop),
             alertRetainedDB: retained
         )
     }
