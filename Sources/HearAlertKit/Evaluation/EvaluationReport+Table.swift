@@ -84,3 +84,21 @@ extension EvaluationReport {
         return table.rendered()
     }
 }
+
+extension EvaluationReport {
+    /// One line per file (with `--per-file`): what was there, what was found, and what went wrong.
+    public func perFileTable() -> String {
+        guard let files else { return "" }
+        var table = TextTable(header: ["File", "alert SNR", "N_ref", "N_sys", "TP", "S", "D", "I", "false alarms",
+                                       "latency"])
+        for file in files {
+            let events = file.score.events
+            table.add([file.filename, ReportFormat.decibels(file.alertSNRDB), "\(events.reference)", "\(events.system)",
+                       "\(events.truePositives)", "\(events.substitutions)", "\(events.deletions)",
+                       "\(events.insertions)", "\(file.score.falseAlarms)",
+                       file.score.latencies.isEmpty ? "—"
+                           : file.score.latencies.map { String(format: "%.2f", $0) }.joined(separator: " ")])
+        }
+        return "Per file (event-based counts; latencies in seconds)\n" + table.rendered() + "\n"
+    }
+}

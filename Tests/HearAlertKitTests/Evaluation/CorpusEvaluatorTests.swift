@@ -66,6 +66,8 @@ private struct ScriptedDetector: CorpusFileDetector {
         #expect(report.bySpeechSNR.map(\.detection.files) == [4])
         #expect(report.timing.jobs == jobs && report.timing.audioSeconds == 50)
         #expect(calls.withLock { $0 } == 10)
+        let perFile = report.perFileTable()
+        #expect(perFile.contains("f9.wav") && perFile.contains("0.25"))
     }
 
     @Test func stopsAtTheFirstFailingFileAndThrowsIt() throws {
