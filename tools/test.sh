@@ -3,7 +3,7 @@
 # Installs what is missing first (tools/setup.sh), so it works on a fresh Debian 12 machine with Swift.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh
+tools/setup.sh --python
 
 echo "== Swift package" >&2
 swift build --build-tests

@@ -5,6 +5,8 @@ import HearAlertKit
 // Usage: hearalert-bench [NAME ...]   (no names: run all)
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
+    ("features", FeatureBenchmark.run),
+    ("inference", InferenceBenchmark.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

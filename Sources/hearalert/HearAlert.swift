@@ -12,6 +12,9 @@ struct HearAlert: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
+            FeaturesCommand.self,
+            ModelCommand.self,
+            EnhanceCommand.self,
         ]
     )
 }

@@ -1,0 +1,150 @@
+/// Turns a stream of per-decision scores into alert events a person can trust: one event per alarm, not thirty.
+///
+/// Per label, in order:
+/// 1. **Smoothing**: a moving average over the last `smoothingFrames` decisions (and of their times, so the
+///    smoothed value is stamped with the time it describes).
+/// 2. **Hysteresis**: an alert turns on at the label's threshold and off only below `threshold * offRatio`, so a
+///    score hovering at the threshold does not flicker.
+/// 3. **Minimum duration**: a rise is announced only once it has lasted `minDuration`; shorter blips are dropped.
+///    This is the one deliberate delay before `alert_start`.
+/// 4. **Gap merging**: after the score falls, `alert_end` waits `mergeGap` seconds; if the sound returns in that
+///    time the event simply continues. `alert_start` is never delayed by merging.
+/// 5. **Cooldown**: after an event ends, its label may not start a new event until `cooldown` seconds after the
+///    offset; a sound still present when the cooldown expires starts an event then, so nothing is lost for good.
+///
+/// Allocation-free after `init`: it runs on the real-time processing thread.
+public struct EventTracker {
+    private enum Phase {
+        case idle
+        /// Above threshold but not yet for `minDuration`: not announced.
+        case pending(onset: Double, peak: Float)
+        case active(onset: Double, detectedAt: Double, peak: Float)
+        /// Fell below the off-threshold at `offset`; ends for good once `mergeGap` passes without a return.
+        case ending(onset: Double, detectedAt: Double, peak: Float, offset: Double)
+    }
+
+    public let settings: TrackerSettings
+    private var phases: [Phase]
+    private var cooldownUntil: [Double]
+    /// The last `smoothingFrames` decisions, `[slot][label]`, used as a ring.
+    private var history: [Float]
+    private var historyTimes: [Double]
+    private var nextSlot = 0
+    private var filledSlots = 0
+
+    public init(settings: TrackerSettings) {
+        self.settings = settings
+        phases = Array(repeating: .idle, count: settings.labels.count)
+        cooldownUntil = Array(repeating: -.infinity, count: settings.labels.count)
+        history = Array(repeating: 0, count: settings.labels.count * settings.smoothingFrames)
+        historyTimes = Array(repeating: 0, count: settings.smoothingFrames)
+    }
+
+    /// How many alerts have been announced and not yet ended: while non-zero the enhancer keeps alert bands.
+    public var announcedAlertCount: Int {
+        phases.reduce(0) { count, phase in
+            switch phase {
+            case .active, .ending: count + 1
+            case .idle, .pending: count
+            }
+        }
+    }
+
+    /// Feeds one decision.
+    ///
+    /// - Parameters:
+    ///   - scores: one score per label, in the model's label order.
+    ///   - decisionTime: the stream time the scores describe (the centre of the model's input window).
+    ///   - streamTime: how much audio had arrived when the decision was possible; becomes `detectedAt`.
+    ///   - emit: receives any messages, in order.
+    public mutating func update(
+        scores: UnsafeBufferPointer<Float>, decisionTime: Double, streamTime: Double,
+        emit: (AlertMessage) -> Void
+    ) {
+        let labelCount = settings.labels.count
+        precondition(scores.count == labelCount, "expected \(labelCount) scores, got \(scores.count)")
+        let slot = nextSlot
+        for label in 0..<labelCount { history[slot * labelCount + label] = scores[label] }
+        historyTimes[slot] = decisionTime
+        nextSlot = (slot + 1) % settings.smoothingFrames
+        filledSlots = min(filledSlots + 1, settings.smoothingFrames)
+
+        var timeSum = 0.0
+        for used in 0..<filledSlots { timeSum += historyTimes[used] }
+        let time = timeSum / Double(filledSlots)
+        for label in 0..<labelCount {
+            var sum: Float = 0
+            for used in 0..<filledSlots { sum += history[used * labelCount + label] }
+            step(label: label, score: sum / Float(filledSlots), time: time, streamTime: streamTime, emit: emit)
+        }
+    }
+
+    /// Closes every event still open (end of file, or the listener was stopped): announced events end at
+    /// `streamTime` if still sounding, or at their recorded offset if already fading; unconfirmed rises are dropped.
+    public mutating func finish(streamTime: Double, emit: (AlertMessage) -> Void) {
+        for label in phases.indices {
+            switch phases[label] {
+            case .idle, .pending:
+                break
+            case .active(let onset, let detectedAt, let peak):
+                end(label, onset: onset, offset: max(onset, streamTime), detectedAt: detectedAt, peak: peak, emit)
+            case .ending(let onset, let detectedAt, let peak, let offset):
+                end(label, onset: onset, offset: offset, detectedAt: detectedAt, peak: peak, emit)
+            }
+            phases[label] = .idle
+        }
+    }
+
+    private mutating func step(
+        label: Int, score: Float, time: Double, streamTime: Double, emit: (AlertMessage) -> Void
+    ) {
+        let on = settings.thresholds[label]
+        let off = on * settings.offRatio
+        switch phases[label] {
+        case .idle:
+            guard score >= on, time >= cooldownUntil[label] else { return }
+            phases[label] = .pending(onset: time, peak: score)
+            confirmIfLongEnough(label, onset: time, peak: score, score: score, time: time, streamTime, emit)
+        case .pending(let onset, let peak):
+            if score < off {
+                phases[label] = .idle
+            } else {
+                confirmIfLongEnough(label, onset: onset, peak: max(peak, score), score: score, time: time,
+                                    streamTime, emit)
+            }
+        case .active(let onset, let detectedAt, let peak):
+            if score < off {
+                phases[label] = .ending(onset: onset, detectedAt: detectedAt, peak: peak, offset: time)
+            } else {
+                phases[label] = .active(onset: onset, detectedAt: detectedAt, peak: max(peak, score))
+            }
+        case .ending(let onset, let detectedAt, let peak, let offset):
+            if score >= on {
+                phases[label] = .active(onset: onset, detectedAt: detectedAt, peak: max(peak, score))
+            } else if time - offset >= settings.mergeGap {
+                end(label, onset: onset, offset: offset, detectedAt: detectedAt, peak: peak, emit)
+                phases[label] = .idle
+                cooldownUntil[label] = offset + settings.cooldown
+            }
+        }
+    }
+
+    private mutating func confirmIfLongEnough(
+        _ label: Int, onset: Double, peak: Float, score: Float, time: Double, _ streamTime: Double,
+        _ emit: (AlertMessage) -> Void
+    ) {
+        guard time - onset >= settings.minDuration else {
+            phases[label] = .pending(onset: onset, peak: peak)
+            return
+        }
+        phases[label] = .active(onset: onset, detectedAt: streamTime, peak: peak)
+        emit(.started(label: settings.labels[label], score: score, onset: onset, detectedAt: streamTime))
+    }
+
+    private func end(
+        _ label: Int, onset: Double, offset: Double, detectedAt: Double, peak: Float, _ emit: (AlertMessage) -> Void
+    ) {
+        emit(.ended(AlertEvent(label: settings.labels[label], onset: onset, offset: offset,
+                               detectedAt: detectedAt, peakScore: peak)))
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// How raw per-decision scores become alert events: the knobs that trade missed alerts against false alarms.
+///
+/// Defaults come from the model file (its thresholds and its optional `tracker` metadata, CSources/alertnet/
+/// FORMAT.md), because the right values depend on how the model was trained; command-line flags override them.
+public struct TrackerSettings: Sendable, Equatable {
+    /// Label names in the model's output order.
+    public var labels: [String]
+    /// On-threshold per label, aligned with `labels`: an alert starts when its smoothed score reaches this.
+    public var thresholds: [Float]
+    /// Decisions averaged (moving average) before thresholds apply; 1 means no smoothing.
+    public var smoothingFrames: Int
+    /// Off-threshold as a fraction of the on-threshold (hysteresis): an alert ends below `threshold * offRatio`.
+    public var offRatio: Float
+    /// Seconds an alert must last before it is announced; shorter blips are dropped as false alarms.
+    public var minDuration: Double
+    /// Pauses shorter than this (seconds) stay inside one event: the gaps of a beeping alarm or a ringing phone.
+    public var mergeGap: Double
+    /// Seconds after an event of a label ends during which that label does not start a new one.
+    public var cooldown: Double
+
+    /// Used when a model file has no `tracker` metadata. The 1 s merge gap is the corpus convention (CORPUS.md).
+    public static let fallback = (smoothingFrames: 3, offRatio: Float(0.5), minDuration: 0.1, mergeGap: 1.0,
+                                  cooldown: 0.0)
+
+    public init(
+        labels: [String], thresholds: [Float], smoothingFrames: Int = fallback.smoothingFrames,
+        offRatio: Float = fallback.offRatio, minDuration: Double = fallback.minDuration,
+        mergeGap: Double = fallback.mergeGap, cooldown: Double = fallback.cooldown
+    ) throws(TrackerSettingsError) {
+        self.labels = labels
+        self.thresholds = thresholds
+        self.smoothingFrames = smoothingFrames
+        self.offRatio = offRatio
+        self.minDuration = minDuration
+        self.mergeGap = mergeGap
+        self.cooldown = cooldown
+        try validate()
+    }
+
+    /// Settings from a model's labels, thresholds and `tracker` metadata JSON (nil if absent), then `overrides`.
+    public init(
+        labels: [String], thresholds: [Float], trackerMetadata: String?, overrides: TrackerOverrides = .init()
+    ) throws(TrackerSettingsError) {
+        var defaults = Self.fallback
+        if let trackerMetadata {
+            let metadata = try Self.decode(trackerMetadata)
+            defaults.smoothingFrames = metadata.smoothingFrames ?? defaults.smoothingFrames
+            defaults.offRatio = metadata.offRatio ?? defaults.offRatio
+            defaults.minDuration = metadata.minDuration ?? defaults.minDuration
+            defaults.mergeGap = metadata.mergeGap ?? defaults.mergeGap
+            defaults.cooldown = metadata.cooldown ?? defaults.cooldown
+        }
+        var thresholds = thresholds
+        for (label, threshold) in overrides.thresholds {
+            guard let index = labels.firstIndex(of: label) else {
+                throw .unknownLabel(label, known: labels)
+            }
+            thresholds[index] = threshold
+        }
+        try self.init(
+            labels: labels, thresholds: thresholds,
+            smoothingFrames: overrides.smoothingFrames ?? defaults.smoothingFrames,
+            offRatio: overrides.offRatio ?? defaults.offRatio,
+            minDuration: overrides.minDuration ?? defaults.minDuration,
+            mergeGap: overrides.mergeGap ?? defaults.mergeGap,
+            cooldown: overrides.cooldown ?? defaults.cooldown)
+    }
+
+    private func validate() throws(TrackerSettingsError) {
+        guard labels.count == thresholds.count, !labels.isEmpty else {
+            throw .invalid("\(labels.count) labels but \(thresholds.count) thresholds")
+        }
+        for (label, threshold) in zip(labels, thresholds) where !(threshold > 0 && threshold < 1) {
+            throw .invalid("threshold \(threshold) for \(label) is not between 0 and 1")
+        }
+        guard smoothingFrames >= 1 else { throw .invalid("smoothing must average at least 1 decision") }
+        guard offRatio > 0 && offRatio <= 1 else { throw .invalid("off ratio \(offRatio) is not in (0, 1]") }
+        for (name, value) in [("minimum duration", minDuration), ("merge gap", mergeGap), ("cooldown", cooldown)]
+        where !(value >= 0 && value.isFinite) {
+            throw .invalid("\(name) \(value) is not a non-negative number of seconds")
+        }
+    }
+
+    /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored.
+    private struct Metadata: Decodable {
+        var smoothingFrames: Int?
+        var offRatio: Float?
+        var minDuration: Double?
+        var mergeGap: Double?
+        var cooldown: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case smoothingFrames = "smoothing_frames"
+            case offRatio = "off_ratio"
+            case minDuration = "min_duration"
+            case mergeGap = "merge_gap"
+            case cooldown
+        }
+    }
+
+    private static func decode(_ json: String) throws(TrackerSettingsError) -> Metadata {
+        let data = Data(json.utf8)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw .invalid("the model's tracker metadata is not a JSON object: \(json)")
+        }
+        let known = Set(Metadata.CodingKeys.allCases.map(\.rawValue))
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw .invalid("the model's tracker metadata has an unknown key '\(unknown)'")
+        }
+        do {
+            return try JSONDecoder().decode(Metadata.self, from: data)
+        } catch {
+            throw .invalid("the model's tracker metadata has a value of the wrong type: \(json)")
+        }
+    }
+}
+
+/// Values a person set on the command line; nil (or absent) means "keep the model's default".
+public struct TrackerOverrides: Sendable, Equatable {
+    public var thresholds: [String: Float]
+    public var smoothingFrames: Int?
+    public var offRatio: Float?
+    public var minDuration: Double?
+    public var mergeGap: Double?
+    public var cooldown: Double?
+
+    public init(
+        thresholds: [String: Float] = [:], smoothingFrames: Int? = nil, offRatio: Float? = nil,
+        minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil
+    ) {
+        self.thresholds = thresholds
+        self.smoothingFrames = smoothingFrames
+        self.offRatio = offRatio
+        self.minDuration = minDuration
+        self.mergeGap = mergeGap
+        self.cooldown = cooldown
+    }
+}
+
+/// Tracker settings that cannot work, named in one line.
+public enum TrackerSettingsError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    case unknownLabel(String, known: [String])
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .unknownLabel(let label, let known):
+            "unknown label '\(label)'; this model knows: \(known.joined(separator: ", "))"
+        case .invalid(let reason):
+            "invalid event-tracking setting: \(reason)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// How the speech enhancer trades delay for frequency resolution and how hard it suppresses noise.
+///
+/// The default is what a hearing-aid wearer tolerates: at most 10 ms from microphone to ear at 16 kHz
+/// (delay beyond that makes one's own voice sound echoey), at a strength that removes most steady noise
+/// without making speech sound underwater.
+public struct EnhancerConfiguration: Sendable, Equatable {
+    /// The analysis/synthesis framing; each mode's delay is stated in `Enhancement/README.md`.
+    public enum Mode: String, Sendable, Equatable, CaseIterable {
+        /// 16 ms asymmetric analysis window with a 8 ms synthesis window and a 4 ms hop (Mauler & Martin 2007):
+        /// 4 ms algorithmic delay plus the 4 ms it takes to collect a hop, 8 ms in all at any sample rate.
+        case lowLatency = "low-latency"
+        /// 32 ms square-root-Hann windows at 75 % overlap: finer frequency resolution, so less musical noise
+        /// and better separation of speech harmonics, for offline use or listeners who tolerate 32 ms.
+        case higherQuality = "higher-quality"
+    }
+
+    /// The analysis/synthesis framing.
+    public var mode: Mode
+    /// 0 passes the input through unchanged; 1 is Berouti's full over-subtraction (4.75 at −5 dB SNR) with a
+    /// −25 dB spectral floor. Values in between scale both linearly (floor in dB).
+    public var strength: Float
+    /// While an alert is active, bins whose noisy power exceeds the (frozen) noise estimate by this many dB are
+    /// taken to carry the alert and pass at unit gain.
+    public var alertDominanceDB: Float
+
+    public init(mode: Mode = .lowLatency, strength: Float = 0.7, alertDominanceDB: Float = 3) {
+        self.mode = mode
+        self.strength = strength
+        self.alertDominanceDB = alertDominanceDB
+    }
+
+    /// Checks the values a user can get wrong, once, before any audio flows.
+    public func validate() throws(EnhancerError) {
+        guard strength.isFinite, (0...1).contains(strength) else {
+            throw .invalidConfiguration("strength must be between 0 and 1, got \(strength)")
+        }
+        guard alertDominanceDB.isFinite, alertDominanceDB >= 0 else {
+            throw .invalidConfiguration("alert dominance must be a non-negative number of dB, got \(alertDominanceDB)")
+        }
+    }
+}
+
+/// Why the speech enhancer cannot be built or run.
+public enum EnhancerError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    /// A configuration value out of its range.
+    case invalidConfiguration(String)
+    /// A sample rate the framing cannot serve.
+    case unsupportedSampleRate(Int)
+
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let reason):
+            return "enhancer: \(reason)"
+        case .unsupportedSampleRate(let rate):
+            return "enhancer: sample rate \(rate) Hz is not supported (8000...96000 Hz)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

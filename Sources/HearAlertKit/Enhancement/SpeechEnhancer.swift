@@ -1,0 +1,91 @@
+import Foundation
+
+/// Cleans speech for the headphones, one hop at a time, and keeps alerts audible while the detector reports one.
+///
+/// Each hop: a short-time spectrum (`StreamingSTFT`, with the mode's low-delay windows), a continuously tracked
+/// noise estimate (`NoisePowerTracker`, MCRA), one real gain per bin (`SuppressionGainRule`: Berouti's
+/// over-subtraction on the decision-directed SNR, with a floor), and the inverse transform. Phase is kept.
+///
+/// While `setAlertActive(true)`, the noise tracker is frozen — so a long siren never becomes "noise" — and bins
+/// the alert dominates pass at unit gain. The detector calls it from the same processing thread.
+///
+/// Not `Sendable`: it lives on the processing thread. Nothing is allocated after init.
+public final class SpeechEnhancer {
+    /// The configuration this enhancer was built with.
+    public let configuration: EnhancerConfiguration
+    /// Samples per second of the stream.
+    public let sampleRate: Int
+
+    private let stft: StreamingSTFT
+    private let noiseTracker: NoisePowerTracker
+    private let gainRule: SuppressionGainRule
+    private let power: UnsafeMutableBufferPointer<Float>
+    private let gains: UnsafeMutableBufferPointer<Float>
+    private var alertActive = false
+
+    /// Samples taken and returned by each `process` call (4 ms in the low-latency mode, 8 ms otherwise).
+    public var hopLength: Int { stft.hopLength }
+
+    /// Output sample k is the enhanced input sample k − `latencySamples`. A live pipeline adds one hop of
+    /// buffering on top (it must collect a hop before processing it).
+    public var latencySamples: Int { stft.latencySamples }
+
+    /// Builds the framing, transforms and state for `sampleRate`; throws on a configuration out of range.
+    public init(configuration: EnhancerConfiguration, sampleRate: Int) throws {
+        try configuration.validate()
+        let framing = try EnhancerFraming(mode: configuration.mode, sampleRate: sampleRate)
+        self.configuration = configuration
+        self.sampleRate = sampleRate
+        stft = try StreamingSTFT(
+            fftSize: framing.fftSize, hopLength: framing.hopLength,
+            analysisWindow: framing.analysisWindow, synthesisWindow: framing.synthesisWindow)
+        let binCount = framing.fftSize / 2 + 1
+        let hopSeconds = Double(framing.hopLength) / Double(sampleRate)
+        noiseTracker = NoisePowerTracker(binCount: binCount, hopSeconds: hopSeconds)
+        gainRule = SuppressionGainRule(
+            binCount: binCount, hopSeconds: hopSeconds, strength: configuration.strength,
+            alertDominanceDB: configuration.alertDominanceDB)
+        power = .allocate(capacity: binCount)
+        power.initialize(repeating: 0)
+        gains = .allocate(capacity: binCount)
+        gains.initialize(repeating: 1)
+    }
+
+    deinit {
+        power.deallocate()
+        gains.deallocate()
+    }
+
+    /// Tells the enhancer that an alert is (or is no longer) sounding; takes effect from the next hop.
+    public func setAlertActive(_ active: Bool) {
+        alertActive = active
+    }
+
+    /// Enhances exactly `hopLength` samples of `input` into `output` (which may not alias it). Allocates nothing.
+    public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+        precondition(input.count == hopLength && output.count == hopLength,
+                     "process takes and returns exactly hopLength (\(hopLength)) samples")
+        stft.analyze(input)
+        let binCount = power.count
+        for bin in 0..<binCount {
+            power[bin] = stft.real[bin] * stft.real[bin] + stft.imag[bin] * stft.imag[bin]
+        }
+        let measured = UnsafeBufferPointer(power)
+        if !alertActive { noiseTracker.update(power: measured) }
+        gainRule.computeGains(
+            power: measured, noise: noiseTracker.noisePower, alertActive: alertActive, into: gains)
+        for bin in 0..<binCount {
+            stft.real[bin] *= gains[bin]
+            stft.imag[bin] *= gains[bin]
+        }
+        stft.synthesize(into: output)
+    }
+
+    /// Forgets the signal and the noise estimate, as at the start of a new stream; the alert flag is cleared.
+    public func reset() {
+        stft.reset()
+        noiseTracker.reset()
+        gainRule.reset()
+        alertActive = false
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A tab-separated table with a fixed header, read strictly: every line after the header is a row with exactly
+/// the header's columns, and any deviation is an error naming the file and line.
+struct TabSeparatedTable {
+    /// One data row: its 1-based line number in the file and its fields, in header order.
+    struct Row {
+        let line: Int
+        let fields: [String]
+    }
+
+    let displayPath: String
+    let rows: [Row]
+
+    /// Reads `path`, requiring the first line to be exactly `header` joined by tabs.
+    ///
+    /// The file may end with a newline; Windows line endings are accepted; an empty line anywhere else is an
+    /// error, because it is either a lost row or a damaged file.
+    init(path: String, displayPath: String, header: [String]) throws {
+        self.displayPath = displayPath
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CorpusError(file: displayPath, "cannot be read (missing or not a file)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CorpusError(file: displayPath, "is not UTF-8 text")
+        }
+        // "\r\n" is one Character in Swift, so it is a separator of its own.
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        if lines.last == "" { lines.removeLast() }
+        guard let first = lines.first else { throw CorpusError(file: displayPath, "is empty; expected a header") }
+        let expected = header.joined(separator: "\t")
+        guard first == expected else {
+            throw CorpusError(file: displayPath, line: 1,
+                              "header must be exactly \(Self.show(expected)), found \(Self.show(String(first)))")
+        }
+        var rows: [Row] = []
+        for (index, line) in lines.enumerated().dropFirst() {
+            let number = index + 1
+            guard !line.isEmpty else { throw CorpusError(file: displayPath, line: number, "empty line") }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == header.count else {
+                throw CorpusError(file: displayPath, line: number,
+                                  "expected \(header.count) tab-separated fields (\(header.joined(separator: ", "))), found \(fields.count)")
+            }
+            rows.append(Row(line: number, fields: fields))
+        }
+        self.rows = rows
+    }
+
+    /// Parses a time or duration written as a plain decimal (`12`, `3.250`, `1e-3`): no hex, `nan` or `inf`.
+    func seconds(_ text: String, column: String, row: Row) throws -> Double {
+        let allowed = Set("0123456789+-.eE")
+        guard !text.isEmpty, text.allSatisfy(allowed.contains), let value = Double(text), value.isFinite else {
+            throw CorpusError(file: displayPath, line: row.line, "\(column) \(Self.show(text)) is not a decimal number")
+        }
+        return value
+    }
+
+    func error(_ row: Row, _ problem: String) -> CorpusError {
+        CorpusError(file: displayPath, line: row.line, problem)
+    }
+
+    /// Quotes a value with tabs made visible, so header mismatches can be read.
+    static func show(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\t", with: "<TAB>") + "\""
+    }
+}

@@ -1,0 +1,33 @@
+import Dispatch
+import Foundation
+
+/// The sink queue: hands alerts from the processing thread to the sinks on a thread of their own.
+///
+/// `post` only enqueues, so a slow terminal, file or hook can never hold up audio processing. Messages reach
+/// every sink in the order they were posted.
+public final class AlertDispatcher: @unchecked Sendable {
+    // @unchecked: `sinks` is fixed at init and only ever touched on `queue`, a serial queue.
+    private let queue = DispatchQueue(label: "hearalert.sinks")
+    private let sinks: [any AlertSink]
+    private let source: String
+
+    public init(sinks: [any AlertSink], source: String) {
+        self.sinks = sinks
+        self.source = source
+    }
+
+    /// Queues `message` for every sink and returns at once (stamped with the current wall-clock time).
+    public func post(_ message: AlertMessage) {
+        let report = AlertReport(message: message, source: source)
+        queue.async { [self] in
+            for sink in sinks { sink.deliver(report) }
+        }
+    }
+
+    /// Waits until every posted message has been delivered, then lets each sink finish its work in flight.
+    public func finish() {
+        queue.sync { [self] in
+            for sink in sinks { sink.finish() }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs short helper programs (notification hooks, notify-send) without ever letting them hold anything up.
+///
+/// Each program is started with `posix_spawnp` from an argument vector (never a shell string), gets its input on
+/// standard input, writes its output to our standard error (standard output carries only alerts), runs in its
+/// own process group with default signal handling, and is watched off the caller's thread: past `timeLimit` its
+/// group gets SIGTERM, then SIGKILL. At most `maxConcurrent` run at once; further launches are skipped and
+/// reported, so a hook that hangs cannot pile up processes. Failures are reported, never thrown.
+public final class ProgramLauncher: Sendable {
+    public let timeLimit: Double
+    public let maxConcurrent: Int
+    private let diagnostics: Diagnostics
+    private let running = Mutex<Set<pid_t>>([])
+    private let finished = DispatchGroup()
+
+    public init(timeLimit: Double, maxConcurrent: Int, diagnostics: Diagnostics = .standardError) {
+        precondition(timeLimit > 0 && maxConcurrent > 0, "a launcher needs a time limit and room for one program")
+        self.timeLimit = timeLimit
+        self.maxConcurrent = maxConcurrent
+        self.diagnostics = diagnostics
+    }
+
+    /// How many launched programs have not exited yet.
+    public var runningCount: Int { running.withLock { $0.count } }
+
+    /// Starts `arguments[0]` (looked up in `PATH`) with the rest as its arguments, `extraEnvironment` added to
+    /// ours and `input` on its standard input, then returns at once.
+    public func launch(_ arguments: [String], extraEnvironment: [String: String] = [:], input: Data = Data()) {
+        guard let program = arguments.first else { return }
+        guard running.withLock({ $0.count }) < maxConcurrent else {
+            diagnostics.report("skipped \(program): \(maxConcurrent) earlier runs are still going")
+            return
+        }
+        let pid: pid_t
+        do {
+            pid = try spawn(arguments, environment: ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 },
+                            input: input)
+        } catch {
+            diagnostics.report("cannot run \(program): \(error.reason)")
+            return
+        }
+        running.withLock { _ = $0.insert(pid) }
+        finished.enter()
+        DispatchQueue.global().async { [self] in
+            let outcome = watch(pid)
+            running.withLock { _ = $0.remove(pid) }
+            if let outcome { diagnostics.report("\(program) \(outcome)") }
+            finished.leave()
+        }
+    }
+
+    /// Waits up to `grace` seconds for programs still running, then stops the rest (at exit: no orphans).
+    public func finish(grace: Double) {
+        if finished.wait(timeout: .now() + grace) == .timedOut {
+            let left = running.withLock { $0 }
+            for pid in left { kill(-pid, SIGTERM) }
+            diagnostics.report("stopped \(left.count) program(s) still running at exit")
+            _ = finished.wait(timeout: .now() + 1)
+        }
+    }
+
+    /// Polls for the exit (10 ms steps; these are rare, short programs) and enforces the time limit.
+    /// Returns nil for a clean exit, else what went wrong.
+    private func watch(_ pid: pid_t) -> String? {
+        let deadline = Date().addingTimeInterval(timeLimit)
+        var status: Int32 = 0
+        var signalled = false
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { break }
+            if result < 0 { return "could not be watched: \(String(cString: strerror(errno)))" }
+            if !signalled && Date() >= deadline {
+                kill(-pid, SIGTERM)
+                signalled = true
+            } else if signalled && Date() >= deadline.addingTimeInterval(1) {
+                kill(-pid, SIGKILL)
+            }
+            usleep(10_000)
+        }
+        if signalled { return "ran longer than \(timeLimit) s and was stopped" }
+        let exitCode = (status >> 8) & 0xFF
+        let signal = status & 0x7F
+        if signal != 0 { return "was killed by signal \(signal)" }
+        return exitCode == 0 ? nil : "failed with exit status \(exitCode)"
+    }
+
+    /// glibc ≥ 2.34's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not export;
+    /// looked up at run time, and skipped where missing (descriptors we open ourselves are close-on-exec anyway).
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    private struct SpawnError: Error {
+        var reason: String
+        init(_ code: Int32) { reason = String(cString: strerror(code)) }
+    }
+
+    private func spawn(_ arguments: [String], environment: [String: String], input: Data) throws(SpawnError) -> pid_t {
+        // The input is written into the pipe before the program starts, so the write can neither block on nor
+        // be interrupted by (SIGPIPE) a program that never reads it. It must fit the pipe: alert JSON is tiny.
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw SpawnError(errno) }
+        defer { close(pipeEnds[0]) }
+        _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipeEnds[1], F_SETFL, O_NONBLOCK)
+        let written = input.withUnsafeBytes { write(pipeEnds[1], $0.baseAddress, $0.count) }
+        close(pipeEnds[1])
+        guard written == input.count else { throw SpawnError(written < 0 ? errno : EMSGSIZE) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+        // Nothing else of ours leaks into the program (audio devices, files being written by other threads).
+        _ = Self.addCloseFrom?(&actions, 3)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Own process group (a timeout stops the whole group; Ctrl-C at our terminal does not reach it); default
+        // dispositions for the signals a listener ignores or handles, and nothing blocked.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, signal) }
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard status == 0 else { throw SpawnError(status) }
+        return pid
+    }
+}

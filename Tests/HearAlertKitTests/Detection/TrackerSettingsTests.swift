@@ -1,0 +1,38 @@
+import Testing
+@testable import HearAlertKit
+
+@Suite struct TrackerSettingsTests {
+    @Test func modelMetadataSetsDefaultsAndFlagsOverrideThem() throws {
+        let metadata = #"{"smoothing_frames": 5, "off_ratio": 0.4, "min_duration": 0.2, "merge_gap": 0.8, "cooldown": 2}"#
+        let fromModel = try TrackerSettings(labels: ["siren", "car_horn"], thresholds: [0.5, 0.6],
+                                            trackerMetadata: metadata)
+        #expect(fromModel.smoothingFrames == 5 && fromModel.offRatio == 0.4 && fromModel.minDuration == 0.2)
+        #expect(fromModel.mergeGap == 0.8 && fromModel.cooldown == 2 && fromModel.thresholds == [0.5, 0.6])
+
+        let overridden = try TrackerSettings(
+            labels: ["siren", "car_horn"], thresholds: [0.5, 0.6], trackerMetadata: metadata,
+            overrides: TrackerOverrides(thresholds: ["car_horn": 0.9], mergeGap: 0.3))
+        #expect(overridden.thresholds == [0.5, 0.9] && overridden.mergeGap == 0.3 && overridden.smoothingFrames == 5)
+    }
+
+    @Test func missingMetadataUsesTheDocumentedFallback() throws {
+        let settings = try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: nil)
+        #expect(settings.mergeGap == 1.0 && settings.smoothingFrames == TrackerSettings.fallback.smoothingFrames)
+    }
+
+    @Test func badValuesAreRejectedWithAReason() {
+        #expect(throws: TrackerSettingsError.unknownLabel("sirene", known: ["siren"])) {
+            try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: nil,
+                                overrides: TrackerOverrides(thresholds: ["sirene": 0.5]))
+        }
+        #expect(throws: TrackerSettingsError.self) {
+            try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: #"{"merge_gapp": 1}"#)
+        }
+        #expect(throws: TrackerSettingsError.self) {
+            try TrackerSettings(labels: ["siren"], thresholds: [1.5])
+        }
+        #expect(throws: TrackerSettingsError.self) {
+            try TrackerSettings(labels: ["siren"], thresholds: [0.5], smoothingFrames: 0)
+        }
+    }
+}

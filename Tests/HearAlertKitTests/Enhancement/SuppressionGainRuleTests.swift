@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import HearAlertKit
+
+struct SuppressionGainRuleTests {
+    private func gains(
+        rule: SuppressionGainRule, power: [Float], noise: [Float], alertActive: Bool = false
+    ) -> [Float] {
+        var result = [Float](repeating: .nan, count: power.count)
+        power.withUnsafeBufferPointer { power in
+            noise.withUnsafeBufferPointer { noise in
+                result.withUnsafeMutableBufferPointer { result in
+                    rule.computeGains(power: power, noise: noise, alertActive: alertActive, into: result)
+                }
+            }
+        }
+        return result
+    }
+
+    /// Golden gains from an independent numpy transcription of the documented rule (a = 0.98^(4 ms/10 ms),
+    /// ξmin = −25 dB, α from 1 + 3.75·s at −5 dB to 1 at 20 dB, floor −25·s dB, alert bins with γ ≥ 3 dB at 1):
+    /// three frames over noise [1, 1, 2], the last with the alert flag on.
+    @Test func matchesNumpyReferenceOverThreeFrames() {
+        let rule = SuppressionGainRule(binCount: 3, hopSeconds: 0.004, strength: 0.7, alertDominanceDB: 3)
+        let noise: [Float] = [1, 1, 2]
+        let frames: [(power: [Float], alert: Bool, expected: [Float])] = [
+            ([1, 10, 1000], false, [0.1333521455526352, 0.8889293670654297, 0.9989994764328003]),
+            ([2, 0.5, 800], false, [0.1333521455526352, 0.869189441204071, 0.9989978671073914]),
+            ([1, 30, 0.2], true, [0.1333521455526352, 1.0, 0.9987397193908691]),
+        ]
+        for frame in frames {
+            let result = gains(rule: rule, power: frame.power, noise: noise, alertActive: frame.alert)
+            for (got, expected) in zip(result, frame.expected) {
+                #expect(abs(got - expected) < 1e-5, "got \(result), expected \(frame.expected)")
+            }
+        }
+    }
+
+    @Test func zeroStrengthPassesEverythingUnchanged() {
+        let rule = SuppressionGainRule(binCount: 4, hopSeconds: 0.004, strength: 0, alertDominanceDB: 3)
+        for power: [Float] in [[0, 0.5, 1, 100], [1, 1, 1, 1], [1e-9, 2, 3, 4]] {
+            #expect(gains(rule: rule, power: power, noise: [1, 1, 1, 1]) == [1, 1, 1, 1])
+        }
+    }
+
+    /// Berouti et al. (1979): α = α0 − (3/20)·SNR with α0 = 4, for −5 dB ≤ SNR ≤ 20 dB, held outside.
+    @Test func fullStrengthOverSubtractionIsBeroutis() {
+        let rule = SuppressionGainRule(binCount: 1, hopSeconds: 0.01, strength: 1, alertDominanceDB: 3)
+        for snrDB: Float in [-10, -5, 0, 7.5, 13, 20, 30] {
+            let berouti = 4 - 0.15 * min(max(snrDB, -5), 20)
+            let got = rule.overSubtraction(prioriSNR: pow(10, snrDB / 10))
+            #expect(abs(got - berouti) < 1e-4, "at \(snrDB) dB: \(got) vs \(berouti)")
+        }
+    }
+
+    @Test func steadyNoiseSinksToTheFloorAndLoudSpeechPasses() {
+        let rule = SuppressionGainRule(binCount: 2, hopSeconds: 0.004, strength: 1, alertDominanceDB: 3)
+        var last: [Float] = []
+        for _ in 0..<200 { last = gains(rule: rule, power: [1, 1000], noise: [1, 1]) }
+        #expect(abs(20 * log10(last[0]) - -25) < 0.01)
+        #expect(last[1] > 0.99)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import HearAlertKit
+
+/// Hooks run as real processes (/bin/sh scripts written to a temporary folder).
+@Suite struct HookRunnerTests {
+    final class Collected: Sendable {
+        let lines = Mutex<[String]>([])
+        var diagnostics: Diagnostics { Diagnostics { line in self.lines.withLock { $0.append(line) } } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    static let report = AlertReport(message: .started(label: "siren", score: 0.8125, onset: 2, detectedAt: 2.3),
+                                    source: "default", time: Date(timeIntervalSince1970: 1_795_000_000))
+
+    static func script(_ body: String) throws -> (path: String, folder: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hook-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("hook.sh").path
+        try ("#!/bin/sh\n" + body).write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return (path, folder)
+    }
+
+    static func waitFor(_ seconds: Double, until done: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if done() { return true }
+            usleep(20_000)
+        }
+        return done()
+    }
+
+    @Test func hookGetsTheEventOnStdinAndInItsEnvironment() throws {
+        let (path, folder) = try Self.script("""
+            cat > "$1/stdin.json"
+            printf '%s|%s|%s|%s' "$HEARALERT_TYPE" "$HEARALERT_LABEL" "$HEARALERT_SCORE" "$HEARALERT_TIME" > "$1/env.txt"
+            """)
+        let collected = Collected()
+        let launcher = ProgramLauncher(timeLimit: 5, maxConcurrent: 2, diagnostics: collected.diagnostics)
+        let runner = HookRunner(command: [path, folder.path], trigger: .start, launcher: launcher)
+        runner.deliver(Self.report)
+        runner.finish()
+        #expect(collected.all.isEmpty)
+        let stdin = try String(contentsOf: folder.appendingPathComponent("stdin.json"), encoding: .utf8)
+        #expect(stdin == AlertLineFormatter.jsonLine(Self.report) + "\n")
+        let environment = try String(contentsOf: folder.appendingPathComponent("env.txt"), encoding: .utf8)
+        #expect(environment == "alert_start|siren|0.8125|2026-11-18T11:06:40.000Z")
+    }
+
+    @Test func triggerChoosesStartsEndsOrBoth() {
+        let end = AlertMessage.ended(AlertEvent(label: "siren", onset: 0, offset: 1, detectedAt: 0.2, peakScore: 1))
+        #expect(HookRunner.Trigger.start.fires(for: Self.report.message) && !HookRunner.Trigger.start.fires(for: end))
+        #expect(!HookRunner.Trigger.end.fires(for: Self.report.message) && HookRunner.Trigger.end.fires(for: end))
+        #expect(HookRunner.Trigger.both.fires(for: end))
+    }
+
+    @Test func slowHookNeitherBlocksNorOutlivesItsTimeLimit() throws {
+        let (path, _) = try Self.script("exec sleep 30\n")
+        let collected = Collected()
+        let launcher = ProgramLauncher(timeLimit: 0.5, maxConcurrent: 1, diagnostics: collected.diagnostics)
+        let runner = HookRunner(command: [path], trigger: .both, launcher: launcher)
+        let began = Date()
+        runner.deliver(Self.report)
+        runner.deliver(Self.report)  // over the concurrency limit: skipped, not queued
+        #expect(Date().timeIntervalSince(began) < 0.3)
+        #expect(Self.waitFor(5) { launcher.runningCount == 0 })
+        #expect(collected.all.contains { $0.contains("still going") })
+        #expect(collected.all.contains { $0.contains("ran longer than 0.5 s and was stopped") })
+    }
+
+    @Test func failingOrMissingHooksAreReportedNotThrown() throws {
+        let (path, _) = try Self.script("exit 3\n")
+        let collected = Collected()
+        let launcher = ProgramLauncher(timeLimit: 5, maxConcurrent: 2, diagnostics: collected.diagnostics)
+        HookRunner(command: [path], trigger: .start, launcher: launcher).deliver(Self.report)
+        HookRunner(command: ["/nonexistent/hook"], trigger: .start, launcher: launcher).deliver(Self.report)
+        launcher.finish(grace: 5)
+        #expect(collected.all.contains { $0.hasSuffix("failed with exit status 3") })
+        #expect(collected.all.contains { $0.hasPrefix("cannot run /nonexistent/hook") })
+    }
+}
