@@ -18,7 +18,8 @@ enum FeatureBenchmark {
         let specs: [(String, FeatureSpec)] = [
             ("16 kHz, n_fft 512, hop 160, 64 Mel (issue #2 target ≥ 2000×)", issueSpec),
             ("default spec: 16 kHz, n_fft 512, hop 256, 64 Mel", FeatureSpec()),
-            ("log-power: 16 kHz, n_fft 512, win 400 Hamming, hop 256, 257 bins", FeatureSpec(winLength: 400, window: .hamming, kind: .logPower)),
+            ("log-power: 16 kHz, n_fft 512, win 400 Hamming, hop 256, 257 bins",
+             FeatureSpec(winLength: 400, window: .hamming, kind: .logPower)),
         ]
         let noise = Self.noise(count: Int(seconds * 16_000))
         for (name, spec) in specs {

@@ -71,6 +71,7 @@ import Testing
         try sox([source, "-C", "8", scratch.path("speech.ogg")])
         let vorbis = Self.difference(reference, try Self.features(scratch.path("speech.ogg")))
         #expect(vorbis.mean < 0.5 && vorbis.max < 6.0, "Ogg Vorbis: \(vorbis)")
-        print("format consistency (speech, default spec): 44.1 kHz WAV \(resampled44); 48 kHz FLAC \(resampled48); Vorbis q8 \(vorbis)")
+        print("format consistency (speech, default spec): 44.1 kHz WAV \(resampled44); 48 kHz FLAC \(resampled48); "
+            + "Vorbis q8 \(vorbis)")
     }
 }
