@@ -285,3 +285,11 @@ def test_hearalert_cli_errors_are_one_line(tmp_path, arguments, message):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr
     assert not (tmp_path / "x.npy").exists()
+
+
+def test_numpy_scalars_are_numbers_but_booleans_are_not():
+    spec = {**features.default_spec(), "n_fft": np.int64(512), "fmin": np.float32(50.0)}
+    loaded = features.load_spec(spec)
+    assert loaded["n_fft"] == 512 and type(loaded["n_fft"]) is int and type(loaded["fmin"]) is float
+    with pytest.raises(features.FeatureSpecError, match='"n_fft" must be an integer'):
+        features.load_spec({**features.default_spec(), "n_fft": np.bool_(True)})
