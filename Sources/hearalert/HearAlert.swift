@@ -14,6 +14,7 @@ struct HearAlert: ParsableCommand {
         subcommands: [
             FeaturesCommand.self,
             ModelCommand.self,
+            EnhanceCommand.self,
         ]
     )
 }
