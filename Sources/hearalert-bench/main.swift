@@ -6,6 +6,7 @@ import HearAlertKit
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("features", FeatureBenchmark.run),
+    ("inference", InferenceBenchmark.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

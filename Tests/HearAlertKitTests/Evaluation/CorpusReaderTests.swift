@@ -88,6 +88,11 @@ import Testing
         Breakage(name: "empty line", expected: "files.tsv:3: empty line") {
             $0.files = $0.files.replacingOccurrences(of: "b.wav\t4.5\n", with: "\nb.wav\t4.5\n")
         },
+        Breakage(name: "no files", expected: "files.tsv: lists no files") {
+            $0.files = "filename\tduration\n"
+            $0.annotations = "filename\tonset\toffset\tevent_label\n"
+            $0.description = #"{"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": ["siren"]}"#
+        },
         Breakage(name: "duplicate file", expected: "files.tsv:4: \"a.wav\" is already listed on line 2") {
             $0.files = $0.files.replacingOccurrences(of: "c.wav\t2", with: "a.wav\t2")
         },
