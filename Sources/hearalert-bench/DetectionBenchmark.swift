@@ -97,7 +97,7 @@ enum DetectionBenchmark {
         // Wall-clock delay from the moment the deciding sample entered ALSA to the message reaching a sink: the
         // cost of the live path on top of the model's own (stream-time) detection latency.
         let delays = arrivals.starts.map { arrival in
-            arrival.wall - (feeder.startWall + arrival.detectedAt)
+            arrival.wall - feeder.wallTimeWritten(sampleAt: arrival.detectedAt)
         }.sorted()
         let latencies = arrivals.starts.map(\.latency).sorted()
         if delays.isEmpty {
@@ -161,6 +161,14 @@ private final class PacedFeeder: @unchecked Sendable {
             release.wait()  // keep the FIFO open until the listener has stopped (EOF would repeat the last block)
             try? handle.close()
         }.start()
+    }
+
+    /// When the chunk holding the sample at `time` (stream seconds) went into the FIFO: chunk k is written at
+    /// its deadline, `startWall + k · chunk duration`.
+    func wallTimeWritten(sampleAt time: Double) -> Double {
+        let chunkFrames = Double(sampleRate / 100)
+        let lastSample = (time * Double(sampleRate)).rounded() - 1
+        return startWall + (lastSample / chunkFrames).rounded(.down) * chunkFrames / Double(sampleRate)
     }
 
     /// Waits for the last chunk, then closes the FIFO.
