@@ -108,6 +108,12 @@ final class AudioDeviceThread: Sendable {
                 _ = ringSignal.wait(timeout: .now() + .milliseconds(50))
                 return
             }
+            // Capture and playback run on different clocks; if audio piles up here it becomes delay in the
+            // person's ears, so anything beyond four periods is dropped rather than played late.
+            while ring.availableToRead > 4 * periodFrames {
+                ring.read(into: UnsafeMutableBufferPointer(
+                    rebasing: scratch[0..<min(scratch.count, ring.availableToRead - 2 * periodFrames)]))
+            }
             let count = ring.read(into: scratch)
             var written = 0
             while written < count {

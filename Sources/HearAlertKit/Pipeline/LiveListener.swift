@@ -13,6 +13,11 @@ import Synchronization
 /// The processing thread allocates nothing per period; it hands messages to the sink thread without waiting.
 /// With a playback device, the headphone feed is the speech enhancer's output (told whenever an announced alert
 /// is sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
+///
+/// Headphone delay, microphone to ear, with the default 2 ms periods: one capture period (2 ms), the enhancer's
+/// own delay (8 ms in low-latency mode: 4 ms to collect a hop plus 4 ms of window), and the playback queue
+/// (2 periods before the device starts, kept at most 4 periods): about 14 ms, plus the sound card's converters.
+/// The hop collection overlaps the capture period when the period divides the hop.
 public final class LiveListener: Sendable {
     public let configuration: ListenConfiguration
     private let diagnostics: Diagnostics
@@ -37,7 +42,7 @@ public final class LiveListener: Sendable {
     /// fails; either way the sinks have been flushed.
     public func run(detector: AlertDetector, enhancer: SpeechEnhancer? = nil, dispatcher: AlertDispatcher) throws {
         let sampleRate = detector.expectedSampleRate
-        let periodFrames = max(16, Int((configuration.periodSeconds * Double(sampleRate)).rounded()))
+        let periodFrames = max(16, Int((configuration.effectivePeriodSeconds * Double(sampleRate)).rounded()))
         let stopRequested: @Sendable () -> Bool = { [self] in isStopRequested }
         defer {
             stop()

@@ -161,13 +161,14 @@ import Testing
         #expect(run.stderr.contains("failed with exit status 3"), "stderr: \(run.stderr)")
     }
 
-    @Test func sigintDuringAnAlertEmitsItsEnd() throws {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func stopSignalDuringAnAlertEmitsItsEnd(signal: Int32) throws {
         // Two seconds of audio: the siren (1-3 s) is still sounding when the input runs dry.
         let run = try ListenRun([], feeding: Array(Self.clipWithTail[0..<32_000]))
         let started = run.waitUntil(20) { run.lines.contains { $0["type"] as? String == "alert_start" } }
         #expect(started, "stderr: \(run.stderr)")
         usleep(300_000)  // let the listener take the rest of the two seconds
-        run.process.interrupt()
+        kill(run.process.processIdentifier, signal)
         #expect(run.exitStatus(within: 10) == 0, "stderr: \(run.stderr)")
         let last = try #require(run.lines.last)
         #expect(last["type"] as? String == "alert_end" && last["label"] as? String == "siren")
