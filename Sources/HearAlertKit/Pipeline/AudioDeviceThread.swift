@@ -53,6 +53,8 @@ final class AudioDeviceThread: Sendable {
         defer { scratch.deallocate() }
         var pcm: ALSAPCM?
         var backoff = 0.5
+        var recovering = false
+        var framesSinceOpen = 0
         var reportedXruns = 0
         var lastXrunReport = Date.distantPast
         while !stopRequested() {
@@ -63,29 +65,32 @@ final class AudioDeviceThread: Sendable {
                     if firstOpen.withLock({ $0 == nil }) {
                         firstOpen.withLock { $0 = .success(stream.device) }
                         opened.signal()
-                    } else {
-                        diagnostics.report("\(role) device '\(device)' is back")
                     }
                     pcm = stream
-                    backoff = 0.5
                 } catch {
                     if firstOpen.withLock({ $0 == nil }) {
                         firstOpen.withLock { $0 = .failure(error) }
                         opened.signal()
                         return
                     }
-                    sleep(backoff)
-                    backoff = min(backoff * 2, 10)
+                    waitBeforeRetry(&backoff)
                 }
                 continue
             }
             do {
-                try transferOnePeriod(stream, scratch)
+                framesSinceOpen += try transferOnePeriod(stream, scratch)
+                // Only a second of audio flowing proves the device is back; reopening alone may fail again at once.
+                if recovering && framesSinceOpen >= sampleRate {
+                    diagnostics.report("\(role) device '\(device)' is back")
+                    recovering = false
+                    backoff = 0.5
+                }
             } catch {
                 diagnostics.report("\(error); reopening in \(backoff) s")
                 pcm = nil
-                sleep(backoff)
-                backoff = min(backoff * 2, 10)
+                recovering = true
+                framesSinceOpen = 0
+                waitBeforeRetry(&backoff)
             }
             if stream.recoveredXruns != reportedXruns, Date().timeIntervalSince(lastXrunReport) >= 10 {
                 let kind = direction == .capture ? "overrun" : "underrun"
@@ -96,17 +101,27 @@ final class AudioDeviceThread: Sendable {
         }
     }
 
-    private func transferOnePeriod(_ stream: ALSAPCM, _ scratch: UnsafeMutableBufferPointer<Float>) throws(ALSAError) {
+    /// Sleeps `backoff` seconds (in short steps, so a stop request is honoured within 0.1 s), then doubles it up
+    /// to 10 s: a device that keeps failing is retried ever less often, never given up on.
+    private func waitBeforeRetry(_ backoff: inout Double) {
+        let until = Date().addingTimeInterval(backoff)
+        while !stopRequested() && Date() < until { usleep(100_000) }
+        backoff = min(backoff * 2, 10)
+    }
+
+    /// Moves up to one period between device and ring; returns the frames the device took or gave.
+    private func transferOnePeriod(_ stream: ALSAPCM, _ scratch: UnsafeMutableBufferPointer<Float>) throws(ALSAError) -> Int {
         switch direction {
         case .capture:
             let count = try stream.read(into: scratch)
             let queued = ring.write(UnsafeBufferPointer(rebasing: scratch[0..<count]))
             if queued < count { droppedSamples.add(count - queued, ordering: .relaxed) }
             ringSignal.signal()
+            return count
         case .playback:
             guard ring.availableToRead >= periodFrames else {
                 _ = ringSignal.wait(timeout: .now() + .milliseconds(50))
-                return
+                return 0
             }
             // Capture and playback run on different clocks; if audio piles up here it becomes delay in the
             // person's ears, so anything beyond four periods is dropped rather than played late.
@@ -119,12 +134,7 @@ final class AudioDeviceThread: Sendable {
             while written < count {
                 written += try stream.write(UnsafeBufferPointer(rebasing: scratch[written..<count]))
             }
+            return written
         }
-    }
-
-    /// Sleeps in short steps so that a stop request is honoured within 0.1 s.
-    private func sleep(_ seconds: Double) {
-        let until = Date().addingTimeInterval(seconds)
-        while !stopRequested() && Date() < until { usleep(100_000) }
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 /// An ALSA configuration (pointed to by `ALSA_CONFIG_PATH`) includes the system's alsa.conf and adds:
 /// - `hearalert_test_capture`: a `type file` PCM whose `infile` holds raw 16-bit mono 16 kHz samples.
 /// - `hearalert_test_playback`: a `type file` PCM that writes what is played to a raw 16-bit file.
+/// - `hearalert_test_failing`: the capture device again, but recording what it captures to /dev/full, so every
+///   read fails with an I/O error, as when a USB microphone is unplugged.
 /// - `hearalert_test_float_only`: a null device behind an `lfloat` plugin that accepts only float samples, so
 ///   opening it exercises HearAlert's fallback through ALSA's `plug` layer.
 ///
@@ -47,6 +49,13 @@ struct ALSATestDevices {
                 type file
                 slave.pcm null
                 file "\(outputPath)"
+                format raw
+            }
+            pcm.hearalert_test_failing {
+                type file
+                slave.pcm null
+                file "/dev/full"
+                infile "\(inputPath)"
                 format raw
             }
             pcm.hearalert_test_float_only {

@@ -35,11 +35,10 @@ import Testing
         private let closeInput = DispatchSemaphore(value: 0)
         private let inputClosed = DispatchSemaphore(value: 0)
 
-        init(_ arguments: [String], feeding samples: [Float]) throws {
+        init(_ arguments: [String], feeding samples: [Float], device: String = "hearalert_test_capture") throws {
             devices = try ALSATestDevices(fifo: true)
             process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
-            process.arguments = ["listen", "--device", "hearalert_test_capture", "--model", ListenEndToEndTests.model]
-                + arguments
+            process.arguments = ["listen", "--device", device, "--model", ListenEndToEndTests.model] + arguments
             var environment = ProcessInfo.processInfo.environment
             environment["ALSA_CONFIG_PATH"] = devices.configPath
             process.environment = environment
@@ -187,6 +186,17 @@ import Testing
         #expect(played.count > 8 * 16_000)
         #expect((played.map(abs).max() ?? 0) > 0.1)  // the siren and beeps (amplitude 0.2) are audible
         #expect(run.lines.count == 4)
+    }
+
+    @Test func aDeviceThatFailsIsReportedAndRetriedWithBackoff() throws {
+        let run = try ListenRun([], feeding: Array(Self.clipWithTail[0..<16_000]), device: "hearalert_test_failing")
+        let retried = run.waitUntil(10) { run.stderr.contains("reopening in 1.0 s") }
+        #expect(retried, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("audio device 'hearalert_test_failing' stopped working: Input/output error; "
+                                    + "reopening in 0.5 s"))
+        #expect(run.process.isRunning)  // never gives up on the device
+        run.process.interrupt()
+        #expect(run.exitStatus(within: 10) == 0)
     }
 
     @Test func anUnknownDeviceIsAOneLineErrorAndFailure() throws {
