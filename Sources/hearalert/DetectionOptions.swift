@@ -1,10 +1,11 @@
 import ArgumentParser
+import Foundation
 import HearAlertKit
 
 /// The model and event-tracking options `listen` and `detect` share: the model decides the defaults.
 struct DetectionOptions: ParsableArguments {
-    @Option(help: "Alert model file (alertnet safetensors).")
-    var model = "models/default.safetensors"
+    @Option(help: "Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else this path.")
+    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? "models/default.safetensors"
 
     @Option(name: .customLong("threshold"),
             help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7 (repeatable); default: the model's.",
