@@ -8,7 +8,9 @@
 /// centre of that span (its `decisionTime`) and was possible once sample `f·hop + nFFT` had arrived (its
 /// `streamTime`, which becomes `detectedAt`).
 public final class AlertDetector {
+    /// The model whose features, context and labels this detector follows.
     public let model: AlertModel
+    /// The event state so far (which alerts are announced); read-only from outside.
     public private(set) var tracker: EventTracker
     private let features: FeatureExtractor
     private let binCount: Int

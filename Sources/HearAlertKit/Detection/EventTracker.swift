@@ -23,6 +23,7 @@ public struct EventTracker {
         case ending(onset: Double, detectedAt: Double, peak: Float, offset: Double)
     }
 
+    /// The rules in force, fixed for the tracker's life.
     public let settings: TrackerSettings
     private var phases: [Phase]
     private var cooldownUntil: [Double]

@@ -19,6 +19,7 @@ import Synchronization
 /// (2 periods before the device starts, kept at most 4 periods): about 14 ms, plus the sound card's converters.
 /// The hop collection overlaps the capture period when the period divides the hop.
 public final class LiveListener: Sendable {
+    /// Devices, periods and duration, fixed for the listener's life.
     public let configuration: ListenConfiguration
     private let diagnostics: Diagnostics
     private let stopFlag = Atomic<Bool>(false)
@@ -34,6 +35,7 @@ public final class LiveListener: Sendable {
         stopFlag.store(true, ordering: .releasing)
     }
 
+    /// True once `stop()` was called (or `maxDuration` reached and `run` is finishing).
     public var isStopRequested: Bool { stopFlag.load(ordering: .acquiring) }
 
     /// Listens on the calling thread, which becomes the processing thread, until `stop()` or `maxDuration`.
