@@ -51,6 +51,15 @@ public struct EventTracker {
         }
     }
 
+    /// True while any label is above its threshold or announced: rising (not yet lasted `minDuration`), sounding,
+    /// or within its merge gap. The enhancer keeps alert bands audible meanwhile, so it need not wait for the
+    /// confirmation delay and does not swallow the start of an alarm.
+    public var isAnyAlertPossible: Bool {
+        phases.contains { phase in
+            if case .idle = phase { false } else { true }
+        }
+    }
+
     /// Feeds one decision.
     ///
     /// - Parameters:

@@ -11,8 +11,8 @@ import Synchronization
 ///                                      └─► AlertDispatcher (sink thread): stdout, hooks, notifications
 /// ```
 /// The processing thread allocates nothing per period; it hands messages to the sink thread without waiting.
-/// With a playback device, the headphone feed is the speech enhancer's output (told whenever an announced alert
-/// is sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
+/// With a playback device, the headphone feed is the speech enhancer's output (told whenever an alert is rising
+/// or sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
 ///
 /// Headphone delay, microphone to ear, with the default 2 ms periods: one capture period (2 ms), the enhancer's
 /// own delay (8 ms in low-latency mode: 4 ms to collect a hop plus 4 ms of window), and the playback queue
@@ -90,7 +90,7 @@ public final class LiveListener: Sendable {
             let samples = UnsafeBufferPointer(rebasing: block[0..<count])
             try detector.process(samples) { dispatcher.post($0) }
             samplesTaken += count
-            feed?.play(samples, alertSounding: detector.hasAnnouncedAlert)
+            feed?.play(samples, alertSounding: detector.isAlertPossible)
             let dropped = capture.droppedSamples.load(ordering: .relaxed)
             if dropped != droppedReported {
                 diagnostics.report("processing fell behind: \(dropped - droppedReported) captured samples dropped")
