@@ -44,7 +44,8 @@ struct ListenCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "S"))
     var hookTimeout: Double = 10
 
-    @Option(help: ArgumentHelp("Hooks allowed to run at once; further alerts skip the hook.", valueName: "N"))
+    @Option(help: ArgumentHelp("Hooks and notifications allowed to run at once; beyond it, an alert skips them.",
+                               valueName: "N"))
     var hookLimit = 4
 
     @Option(help: ArgumentHelp("'desktop': a desktop notification for each alert (needs notify-send).",
