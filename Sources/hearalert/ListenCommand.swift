@@ -21,8 +21,10 @@ struct ListenCommand: ParsableCommand {
 
             Examples:
               hearalert listen --format text
-              hearalert listen --device plughw:CARD=Headset --output default --hook tools/hooks/notify-desktop.sh
-              hearalert listen --threshold smoke_alarm=0.4 --hook tools/hooks/webhook.sh https://ntfy.sh/my-home
+              hearalert listen --device plughw:CARD=Headset --output default
+              hearalert listen --hook tools/hooks/notify-desktop.sh --hook-on both
+              hearalert listen --hook tools/hooks/webhook.sh https://ntfy.sh/my-home
+              hearalert listen --threshold smoke_alarm=0.4 --merge-gap 1.5
             """
     )
 
@@ -31,8 +33,13 @@ struct ListenCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
+    /// The formats a live stream can use (TSV lists finished events: `detect` only).
+    enum Format: String, ExpressibleByArgument {
+        case jsonl, text
+    }
+
     @Option(help: "jsonl (for programs) or text (for people; coloured on a terminal).")
-    var format: AlertFormat = .jsonl
+    var format: Format = .jsonl
 
     @Option(parsing: .upToNextOption,
             help: ArgumentHelp("Program (and its arguments) to run for each alert.", valueName: "PROGRAM ARGS"))
@@ -63,7 +70,6 @@ struct ListenCommand: ParsableCommand {
     var duration: Double?
 
     mutating func validate() throws {
-        guard format != .tsv else { throw ValidationError("listen prints jsonl or text; tsv is for `detect`") }
         guard notify == nil || notify == "desktop" else { throw ValidationError("--notify knows only 'desktop'") }
         guard hookTimeout > 0, hookLimit > 0 else { throw ValidationError("--hook-timeout and --hook-limit must be positive") }
         guard duration.map({ $0 > 0 }) ?? true else { throw ValidationError("--duration must be positive") }
@@ -78,7 +84,9 @@ struct ListenCommand: ParsableCommand {
         let diagnostics = Diagnostics.standardError
         let launcher = ProgramLauncher(timeLimit: hookTimeout, maxConcurrent: hookLimit, diagnostics: diagnostics)
 
-        var sinks: [any AlertSink] = [StreamSink(format: format, colour: StreamSink.isColourTerminal(.standardOutput))]
+        var sinks: [any AlertSink] = [
+            StreamSink(format: format == .jsonl ? .jsonl : .text, colour: StreamSink.isColourTerminal(.standardOutput)),
+        ]
         if !hook.isEmpty {
             sinks.append(HookRunner(command: hook, trigger: hookOn, launcher: launcher))
         }
