@@ -6,6 +6,8 @@ import HearAlertKit
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("evaluation", EvaluationBenchmark.run),
+    ("features", FeatureBenchmark.run),
+    ("inference", InferenceBenchmark.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

@@ -13,6 +13,8 @@ struct HearAlert: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             FeaturesCommand.self,
+            ModelCommand.self,
+            EnhanceCommand.self,
         ]
     )
 }
