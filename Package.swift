@@ -53,8 +53,10 @@ let package = Package(
 
         .executableTarget(
             name: "hearalert-bench",
-            dependencies: ["HearAlertKit"]
+            dependencies: ["HearAlertKit", "CAllocationCounter"]
         ),
+        /// Counts every heap allocation of the bench process (it replaces malloc by symbol interposition).
+        .target(name: "CAllocationCounter"),
 
         // MARK: - Tests
 

@@ -5,6 +5,7 @@ import HearAlertKit
 // Usage: hearalert-bench [NAME ...]   (no names: run all)
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
+    ("enhancer", EnhancementBenchmark.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
