@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score HearAlert's speech enhancer against the unprocessed input, sox noisered and SpeexDSP's preprocessor.
 
-Two steps:
+Three subcommands:
 
   make-set   writes a small evaluation corpus (shared/docs/CORPUS.md layout: audio/, clean/, files.tsv,
              annotations.tsv, corpus.json) of espeak-ng speech in stationary noise (pink, brown) and babble

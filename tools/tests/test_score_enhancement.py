@@ -46,6 +46,15 @@ def test_segmental_snr_clamps_silence_and_perfection():
         se.segmental_snr_db(s[:100], s[:100])
 
 
+def test_alert_energy_retained_matches_the_swift_golden_value():
+    n = np.arange(2000)
+    a = (0.5 * np.sin(2 * np.pi * 0.05 * n)).astype(np.float32)
+    y = (0.7 * a.astype(np.float64) + 0.2 * np.cos(2 * np.pi * 0.011 * n)).astype(np.float32)
+    assert se.alert_energy_retained_db(a, y) == pytest.approx(-3.098039203718865, abs=1e-9)
+    assert se.alert_energy_retained_db(a, -a) is None
+    assert se.alert_energy_retained_db(np.zeros(10), np.ones(10)) is None
+
+
 @pytest.mark.parametrize("lag", [0, 37, -120, 160])
 def test_align_undoes_a_known_delay(lag):
     rng = np.random.default_rng(3)
@@ -110,6 +119,30 @@ def test_scoring_runs_end_to_end_and_reports_each_condition(small_set, tmp_path)
     assert "| stationary | 0 dB | unprocessed | 1 | 0.00 (+0.00) |" in table
     if hearalert.exists():
         assert "ours low-latency" in table
+
+
+def test_alert_scoring_keeps_a_flagged_tone(tmp_path):
+    hearalert = TOOLS.parent / ".build" / "debug" / "hearalert"
+    if not hearalert.exists():
+        pytest.skip("build hearalert first (swift build)")
+    rate, n = 16000, 6 * 16000
+    rng = np.random.default_rng(4)
+    alert = np.zeros(n)
+    alert[2 * rate:5 * rate] = 0.1 * np.sin(2 * np.pi * 1000 * np.arange(3 * rate) / rate)
+    for sub in ("audio", "alerts"):
+        (tmp_path / sub).mkdir()
+    sf.write(str(tmp_path / "audio" / "tone.wav"), (alert + 0.05 * rng.standard_normal(n)).astype(np.float32),
+             rate, subtype="FLOAT")
+    sf.write(str(tmp_path / "alerts" / "tone.wav"), alert.astype(np.float32), rate, subtype="FLOAT")
+    (tmp_path / "annotations.tsv").write_text("filename\tonset\toffset\tevent_label\ntone.wav\t2.000\t5.000\tsmoke_alarm\n")
+    out = tmp_path / "alerts.md"
+    assert se.main(["alerts", "--corpus", str(tmp_path), "--hearalert", str(hearalert), "--no-speex",
+                    "--out", str(out)]) == 0
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in out.read_text().splitlines()
+            if line.startswith("| ours")}
+    flagged = float(rows["ours low-latency, alert flag from annotations"][1])
+    plain = float(rows["ours low-latency, no alert flag"][1])
+    assert flagged >= -1.0 and plain < flagged
 
 
 def test_command_line_help_runs():
