@@ -23,7 +23,7 @@ let package = Package(
         .target(
             name: "HearAlertKit",
             dependencies: [
-                "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS",
+                "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -39,7 +39,10 @@ let package = Package(
         ),
 
         // MARK: - The C inference core (also builds alone with `make -C CSources/alertnet`)
-        // (the CAlertNet target is added with the core itself)
+
+        .target(name: "CAlertNet", path: "CSources/alertnet", exclude: ["Makefile", "FORMAT.md", "README.md", "tests", "fuzz"],
+                sources: ["src"], publicHeadersPath: "include",
+                linkerSettings: [.linkedLibrary("openblas"), .linkedLibrary("cjson"), .linkedLibrary("m")]),
 
         // MARK: - System libraries (Debian -dev packages; see .ci/run)
 

@@ -22,6 +22,17 @@ import numpy as np
 MAX_HEADER = 100 * 1024 * 1024
 
 
+# The fields each op understands besides "op" (anything else is rejected, as the C loader does).
+FIELDS = {
+    "conv2d": {"weight", "bias", "stride", "padding"},
+    "batchnorm": {"weight", "bias", "running_mean", "running_var", "eps"},
+    "maxpool2d": {"kernel", "stride", "padding"},
+    "avgpool2d": {"kernel", "stride", "padding"},
+    "dense": {"weight", "bias"},
+    **{op: set() for op in ("relu", "global_avgpool", "global_maxpool", "flatten", "sigmoid", "softmax")},
+}
+
+
 class ModelError(ValueError):
     """The file is not a valid alertnet model; the message says why."""
 
@@ -164,6 +175,8 @@ def validate(metadata: dict, tensors: dict) -> Model:
     if not isinstance(graph, list) or not graph:
         raise ModelError("graph must be a non-empty JSON array")
 
+    if set(context) != {"frames", "step"}:
+        raise ModelError("context must be exactly {\"frames\": T, \"step\": S}")
     shape: tuple[int, ...] = (1, frames, bins)
     used: set[str] = set()
     shapes = []
@@ -172,6 +185,11 @@ def validate(metadata: dict, tensors: dict) -> Model:
             raise ModelError(f"layer {index}: not an object with an 'op'")
         op = layer["op"]
         where = f"layer {index} ({op})"
+        if op not in FIELDS:
+            raise ModelError(f"layer {index}: unknown op {op!r}")
+        unknown = set(layer) - FIELDS[op] - {"op"}
+        if unknown:
+            raise ModelError(f"{where}: unknown field {sorted(unknown)[0]!r}")
         spatial = op in ("conv2d", "maxpool2d", "avgpool2d", "global_avgpool", "global_maxpool", "flatten")
         if spatial and len(shape) != 3:
             raise ModelError(f"{where}: needs a [C, H, W] input, got {list(shape)}")
@@ -224,10 +242,7 @@ def validate(metadata: dict, tensors: dict) -> Model:
             if "bias" in layer:
                 _shape_of(layer["bias"], tensors, (w_shape[0],), used, index, op)
             shape = (w_shape[0],)
-        elif op in ("relu", "sigmoid", "softmax"):
-            pass
-        else:
-            raise ModelError(f"{where}: unknown op")
+        # relu, sigmoid, softmax keep the shape
         shapes.append(shape)
     if graph[-1]["op"] not in ("sigmoid", "softmax"):
         raise ModelError("the last layer must be sigmoid or softmax (the outputs are probabilities)")

@@ -23,8 +23,9 @@ import os
 import sys
 from typing import Any
 
+import struct
+
 import numpy as np
-from safetensors.numpy import save_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import alertnet_ref  # noqa: E402  (tools/ is not a package)
@@ -38,8 +39,6 @@ _TENSOR_FIELDS: dict[str, dict[str, bool]] = {
     "batchnorm": {"weight": True, "bias": True, "running_mean": True, "running_var": True},
     "dense": {"weight": True, "bias": False},
 }
-_OPS = {"conv2d", "batchnorm", "relu", "maxpool2d", "avgpool2d", "global_avgpool", "global_maxpool", "flatten",
-        "dense", "sigmoid", "softmax"}
 
 
 def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: dict, labels: list[str],
@@ -73,7 +72,7 @@ def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: di
     named: set[str] = set()
     for index, layer in enumerate(graph):
         op = layer.get("op")
-        if op not in _OPS:
+        if op not in alertnet_ref.FIELDS:
             raise ValueError(f"layer {index}: unknown op {op!r}")
         for field, required in _TENSOR_FIELDS.get(op, {}).items():
             name = layer.get(field)
@@ -111,12 +110,29 @@ def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: di
             raise ValueError(f"extra metadata may not override {key!r}")
         metadata[key] = value if isinstance(value, str) else json.dumps(value)
 
-    save_file(arrays, str(path), metadata=metadata)
+    _write_safetensors(path, arrays, metadata)
     try:
         alertnet_ref.load(path)  # same checks the C loader makes, from the bytes just written
     except alertnet_ref.ModelError as error:
         os.remove(path)
         raise ValueError(f"exported file is not a valid alertnet model: {error}") from error
+
+
+def _write_safetensors(path, arrays: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
+    """The safetensors layout, written by hand so the bytes are deterministic (sorted keys); the safetensors
+    package reads it back (tools/tests/test_export.py)."""
+    header: dict[str, Any] = {"__metadata__": dict(sorted(metadata.items()))}
+    offset = 0
+    for name in sorted(arrays):
+        size = arrays[name].size * 4
+        header[name] = {"dtype": "F32", "shape": list(arrays[name].shape), "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data then starts 8-byte aligned
+    with open(path, "wb") as handle:
+        handle.write(struct.pack("<Q", len(text)) + text)
+        for name in sorted(arrays):
+            handle.write(arrays[name].astype("<f4").tobytes())
 
 
 def _pair(value: Any, what: str) -> list[int]:

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Installs what HearAlert needs on Debian 12 (idempotent; quick when everything is already there):
-# the C libraries and sound tools from apt, and a Python virtual environment for tools/ in .venv.
+# the C libraries and sound tools from apt and, with --python, the virtual environment for tools/ in .venv
+# (needed by the tests and by researchers; not by the detector itself).
+#   tools/setup.sh            system packages only
+#   tools/setup.sh --python   system packages and .venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+with_python=false
+case "${1:-}" in
+  "") ;;
+  --python) with_python=true ;;
+  *) echo "usage: tools/setup.sh [--python]" >&2; exit 2 ;;
+esac
 
 APT_PACKAGES=(
   pkg-config make
@@ -24,6 +34,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+$with_python || exit 0
 
 # The virtual environment is rebuilt only when tools/requirements.txt changes.
 stamp=.venv/.requirements.sha256

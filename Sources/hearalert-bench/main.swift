@@ -5,6 +5,10 @@ import HearAlertKit
 // Usage: hearalert-bench [NAME ...]   (no names: run all)
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
+    ("evaluation", EvaluationBenchmark.run),
+    ("features", FeatureBenchmark.run),
+    ("inference", InferenceBenchmark.run),
+    ("detection", DetectionBenchmark.run),
     ("enhancer", EnhancementBenchmark.run),
 ]
 

@@ -13,7 +13,11 @@ struct HearAlert: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             FeaturesCommand.self,
+            ModelCommand.self,
             EnhanceCommand.self,
+            ListenCommand.self,
+            DetectCommand.self,
+            DevicesCommand.self,
         ]
     )
 }

@@ -103,3 +103,19 @@ def test_graph_inconsistent_with_tensors_is_rejected_at_export(tmp_path):
     with pytest.raises(ValueError, match="not used by the graph: extra"):
         export.export(tmp_path / "m.safetensors", dict(tensors, extra=np.ones(2)), graph, FEATURES, ["a", "b", "c"],
                       [0.5] * 3, {"frames": 4, "step": 1}, "n", "t")
+
+
+def test_files_are_deterministic_and_read_by_the_safetensors_package(tmp_path):
+    from safetensors import safe_open
+
+    module = ARCHITECTURES["default-like"]().eval()
+    paths = [tmp_path / "a.safetensors", tmp_path / "b.safetensors"]
+    for path in paths:
+        export.export_torch(path, module, FEATURES, ["a", "b", "c"], [0.5] * 3, {"frames": 16, "step": 4}, "n", "t")
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    tensors, _ = export.torch_graph(module)
+    with safe_open(str(paths[0]), framework="numpy") as handle:
+        assert handle.metadata()["format"] == "alertnet"
+        assert sorted(handle.keys()) == sorted(tensors)
+        for name, value in tensors.items():
+            np.testing.assert_array_equal(handle.get_tensor(name), value.astype(np.float32))

@@ -122,11 +122,9 @@ extension FeatureSpec {
                 return try container.decode(type, forKey: key)
             } catch DecodingError.keyNotFound {
                 throw FeatureSpecError.missingKey(key.stringValue)
-            } catch DecodingError.valueNotFound {
-                throw FeatureSpecError.wrongType(key: key.stringValue, expected: expected)
-            } catch DecodingError.typeMismatch {
-                throw FeatureSpecError.wrongType(key: key.stringValue, expected: expected)
-            } catch DecodingError.dataCorrupted {
+            } catch let error as FeatureSpecError {
+                throw error
+            } catch {
                 throw FeatureSpecError.wrongType(key: key.stringValue, expected: expected)
             }
         }
@@ -139,6 +137,11 @@ extension FeatureSpec {
                     key: key.stringValue, reason: "\"\(text)\" is not one of \(names.joined(separator: ", "))")
             }
             return value
+        }
+        func normalization() throws -> Normalization? {
+            // The one optional key: absent and null both mean "no normalisation".
+            guard container.contains(.normalization) else { return nil }
+            return try field(.normalization, Normalization?.self, "null or {\"mean\": [numbers], \"std\": [numbers]}")
         }
         self.init(
             sampleRate: try field(.sampleRate, Int.self, "an integer"),
@@ -156,8 +159,7 @@ extension FeatureSpec {
             logBase: try field(.logBase, Double.self, "a number"),
             logMultiplier: try field(.logMultiplier, Double.self, "a number"),
             logFloor: try field(.logFloor, Double.self, "a number"),
-            normalization: try field(
-                .normalization, Normalization?.self, "null or {\"mean\": [numbers], \"std\": [numbers]}")
+            normalization: try normalization()
         )
         try validate()
     }

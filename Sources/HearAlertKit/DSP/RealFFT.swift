@@ -4,9 +4,13 @@ import CFFTW3f
 ///
 /// Spectra are in **split** form: `real[k]` and `imag[k]` for k = 0...size/2 (`binCount` values each), the
 /// one-sided spectrum numpy's `rfft` returns, unnormalised. `inverse` is unnormalised too (FFTW convention): a
-/// forward then inverse transform multiplies by `size`. Plans are made once, at init, with `FFTW_MEASURE` on
-/// SIMD-aligned buffers owned here; the transforms copy the caller's buffers in and out (a few hundred ns for
-/// 512 points) so callers may pass any memory, and nothing is allocated per call.
+/// forward then inverse transform multiplies by `size`. Plans are made once, at init, on SIMD-aligned buffers
+/// owned here; the transforms copy the caller's buffers in and out (tens of ns for 512 points) so callers may
+/// pass any memory, and nothing is allocated per call.
+///
+/// Plans use `FFTW_ESTIMATE`, not `FFTW_MEASURE`: measured plans differ from run to run, and so do their
+/// roundings (about 1e-3 dB on the same file), while features must be bit-for-bit reproducible. The estimated
+/// plan already runs the default features at thousands of times real time (`hearalert-bench features`).
 ///
 /// Not for concurrent use; it may be handed from one thread to another.
 public final class RealFFT: @unchecked Sendable {
@@ -30,7 +34,7 @@ public final class RealFFT: @unchecked Sendable {
         let real = Self.alignedFloats(size / 2 + 1)
         let imag = Self.alignedFloats(size / 2 + 1)
         var dimension = fftwf_iodim(n: Int32(size), is: 1, os: 1)
-        let flags = UInt32(FFTW_MEASURE)
+        let flags = UInt32(FFTW_ESTIMATE)  // deterministic; see the type's comment
         guard
             let forward = FFTWPlanner.plan({
                 fftwf_plan_guru_split_dft_r2c(1, &dimension, 0, nil, time, real, imag, flags)

@@ -68,6 +68,12 @@ public struct TrackerSettings: Sendable, Equatable {
             cooldown: overrides.cooldown ?? defaults.cooldown)
     }
 
+    /// Settings from a model file's labels, default thresholds and `tracker` metadata, then `overrides`.
+    public init(model: AlertModel, overrides: TrackerOverrides = .init()) throws(TrackerSettingsError) {
+        try self.init(labels: model.labels, thresholds: model.thresholds, trackerMetadata: model.metadata("tracker"),
+                      overrides: overrides)
+    }
+
     private func validate() throws(TrackerSettingsError) {
         guard labels.count == thresholds.count, !labels.isEmpty else {
             throw .invalid("\(labels.count) labels but \(thresholds.count) thresholds")

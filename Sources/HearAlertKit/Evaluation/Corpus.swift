@@ -1,6 +1,6 @@
 import Foundation
 
-/// A labelled corpus as described in docs/CORPUS.md, validated and listed, without its audio.
+/// A labelled corpus as described in shared/docs/CORPUS.md, validated and listed, without its audio.
 ///
 /// Holds only the file list and the reference events (a few hundred bytes per file), so hours of corpus cost
 /// little memory; audio is opened file by file when detection runs.
@@ -28,8 +28,9 @@ public struct Corpus: Sendable {
     /// The alert component alone (only when `hasAlertStems`).
     public func alertsPath(of file: CorpusFile) -> String { path("alerts", file.name) }
 
-    func path(_ folder: String, _ name: String) -> String {
-        ((directory as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent(name)
+    /// A path inside the corpus, relative if the directory was given relative.
+    func path(_ components: String...) -> String {
+        components.reduce(directory) { ($0 as NSString).appendingPathComponent($1) }
     }
 
     init(directory: String, sampleRate: Int, labels: [String], files: [CorpusFile],

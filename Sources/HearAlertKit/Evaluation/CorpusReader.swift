@@ -5,12 +5,13 @@ extension Corpus {
     /// so an event that ends with the file may overshoot by a rounding step.
     public static let durationTolerance = 0.01
 
-    /// Reads and validates the corpus in `directory` (docs/CORPUS.md).
+    /// Reads and validates the corpus in `directory` (shared/docs/CORPUS.md).
     ///
     /// Rejects, with the file and line: a wrong `corpus.json` format, version, sample rate or label list; table
-    /// headers that differ from the documented ones; malformed rows; duplicate files; missing audio (and missing
-    /// `clean/` or `alerts/` counterparts when those folders exist); annotations for unlisted files; unknown
-    /// labels; negative times; onsets not before offsets; offsets past the file's duration; duplicate events.
+    /// headers that differ from the documented ones; malformed rows; an empty file list; duplicate files;
+    /// missing audio (and missing `clean/` or `alerts/` counterparts when those folders exist); annotations for
+    /// unlisted files; unknown labels; negative times; onsets not before offsets; offsets past the file's
+    /// duration; duplicate events.
     public static func load(directory: String) throws -> Corpus {
         let reader = CorpusReader(directory: directory)
         let description = try reader.readDescription()
@@ -143,6 +144,7 @@ private struct CorpusReader {
     func readFileList() throws -> FileListing {
         let table = try TabSeparatedTable(path: path("files.tsv"), displayPath: path("files.tsv"),
                                           header: ["filename", "duration"])
+        guard !table.rows.isEmpty else { throw CorpusError(file: path("files.tsv"), "lists no files") }
         var listing = FileListing()
         var lineOf: [String: Int] = [:]
         for row in table.rows {

@@ -66,6 +66,6 @@ public struct FalseAlarmExposure: Sendable, Equatable, Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(count, forKey: .count)
         try container.encode(seconds, forKey: .seconds)
-        try container.encode(perHour, forKey: .perHour)
+        try container.encode(NullWhenUndefined(wrappedValue: perHour), forKey: .perHour)
     }
 }

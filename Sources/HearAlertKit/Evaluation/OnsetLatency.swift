@@ -28,8 +28,8 @@ public struct OnsetLatency: Sendable {
 public struct LatencySummary: Sendable, Equatable, Encodable {
     /// Matched events measured.
     public var count: Int
-    public var median: Double?
-    public var p90: Double?
+    @NullWhenUndefined public var median: Double?
+    @NullWhenUndefined public var p90: Double?
 
     init(_ delays: [Double]) {
         let sorted = delays.sorted()
@@ -48,14 +48,6 @@ public struct LatencySummary: Sendable, Equatable, Encodable {
         return sorted[lower] + (sorted[upper] - sorted[lower]) * (rank - Double(lower))
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(count, forKey: .count)
-        try container.encode(median, forKey: .median)
-        try container.encode(p90, forKey: .p90)
-    }
-
-    private enum CodingKeys: String, CodingKey { case count, median, p90 }
 }
 
 /// Latency over all matched events and per class.

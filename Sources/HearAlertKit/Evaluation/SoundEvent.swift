@@ -23,13 +23,19 @@ public struct SoundEvent: Sendable, Hashable, Codable {
 /// The onset says where the detector places the start of the sound (it may date it back); `detectedAt` says when
 /// the user was told, which is what onset latency measures.
 public struct DetectedEvent: Sendable, Hashable, Codable {
-    /// Label, onset and offset as the event-based and segment-based metrics see them.
-    public var event: SoundEvent
+    public var label: String
+    public var onset: Double
+    public var offset: Double
     /// The file time, in seconds, at which the detector announced the event.
     public var detectedAt: Double
 
     public init(label: String, onset: Double, offset: Double, detectedAt: Double) {
-        self.event = SoundEvent(label: label, onset: onset, offset: offset)
+        self.label = label
+        self.onset = onset
+        self.offset = offset
         self.detectedAt = detectedAt
     }
+
+    /// Label, onset and offset, as the event-based and segment-based metrics see them.
+    public var event: SoundEvent { SoundEvent(label: label, onset: onset, offset: offset) }
 }

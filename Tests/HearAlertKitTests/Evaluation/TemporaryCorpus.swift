@@ -1,7 +1,9 @@
 import Foundation
+import HearAlertKit
 
 /// A small corpus written to a fresh temporary directory, edited per test to be valid or broken in one way.
-/// Audio files are empty placeholders: the corpus reader only checks they exist.
+/// Audio files are empty placeholders (the corpus reader only checks they exist) unless `signal` gives samples,
+/// which are written as 16 kHz 16-bit WAV.
 struct TemporaryCorpus {
     var description = """
         {"format": "hearalert-corpus", "version": 1, "sample_rate": 16000,
@@ -14,6 +16,8 @@ struct TemporaryCorpus {
     var audio = ["a.wav", "b.wav", "c.wav"]
     var clean: [String]? = nil
     var alerts: [String]? = nil
+    /// Samples for (folder, file name), or nil for an empty placeholder.
+    var signal: (_ folder: String, _ name: String) -> [Float]? = { _, _ in nil }
 
     /// Writes the corpus and returns its directory.
     func write() throws -> String {
@@ -26,7 +30,16 @@ struct TemporaryCorpus {
         for (folder, names) in [("audio", audio), ("clean", clean), ("alerts", alerts)] {
             guard let names else { continue }
             try FileManager.default.createDirectory(atPath: directory + "/" + folder, withIntermediateDirectories: true)
-            for name in names { _ = FileManager.default.createFile(atPath: directory + "/\(folder)/" + name, contents: Data()) }
+            for name in names {
+                let path = directory + "/\(folder)/" + name
+                if let samples = signal(folder, name) {
+                    let writer = try AudioFileWriter(path: path, sampleRate: 16000)
+                    try samples.withUnsafeBufferPointer { try writer.write($0) }
+                    try writer.close()
+                } else {
+                    _ = FileManager.default.createFile(atPath: path, contents: Data())
+                }
+            }
         }
         return directory
     }

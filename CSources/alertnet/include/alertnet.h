@@ -1,0 +1,100 @@
+/* alertnet: run a small alert-sound CNN stored in one safetensors file (format: FORMAT.md beside this).
+ *
+ *     alertnet_model *model;
+ *     alertnet_error error;
+ *     if (alertnet_load_file("model.safetensors", &model, &error) != ALERTNET_OK) {
+ *         fprintf(stderr, "%s\n", error.message);
+ *         return 1;
+ *     }
+ *     float window[T * F], probabilities[K];        // T, F from alertnet_input_shape; K = alertnet_output_count
+ *     alertnet_run(model, window, probabilities);   // allocates nothing, never blocks
+ *     alertnet_free(model);
+ *
+ * Errors: every fallible call returns an alertnet_status; loaders also fill an alertnet_error with one line
+ * naming what is wrong (the tensor, the expected and the found shape...). Nothing exits or aborts.
+ *
+ * Threads: a model is not thread-safe; use one loaded model per thread (loading twice is cheap). Queries on a
+ * model are read-only and may run concurrently with each other, but not with alertnet_run on that model.
+ * Loads on several threads at once work; the one shared write is cJSON's own error pointer, which cJSON sets
+ * on every parse and alertnet never reads.
+ *
+ * BLAS: the layers call CBLAS (OpenBLAS in HearAlert). Its products here are small, so handing them to a thread
+ * pool costs more than it saves; when built against OpenBLAS, loading a model therefore calls
+ * openblas_set_num_threads(1), which is process-wide. A host that wants multithreaded OpenBLAS for its own
+ * work may raise it again after loading, at the cost of alertnet_run sharing OpenBLAS's pool.
+ */
+#ifndef ALERTNET_H
+#define ALERTNET_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct alertnet_model alertnet_model;
+
+typedef enum {
+    ALERTNET_OK = 0,
+    ALERTNET_ERROR_IO = -1,       /* the file could not be opened or read */
+    ALERTNET_ERROR_FORMAT = -2,   /* the bytes are not a valid alertnet model (the message says why) */
+    ALERTNET_ERROR_MEMORY = -3,   /* out of memory, or the model needs more than ALERTNET_MAX_WORKSPACE */
+    ALERTNET_ERROR_ARGUMENT = -4  /* a NULL pointer or an index out of range */
+} alertnet_status;
+
+enum { ALERTNET_ERROR_SIZE = 512 };
+
+/* The one-line message of a failed load; always NUL-terminated. */
+typedef struct {
+    char message[ALERTNET_ERROR_SIZE];
+} alertnet_error;
+
+/* Limits enforced while loading (bytes). */
+#define ALERTNET_MAX_HEADER (100u * 1024u * 1024u)
+#define ALERTNET_MAX_WORKSPACE (256u * 1024u * 1024u)
+
+/* Load a model. On success *model owns everything it needs (the memory passed in may be freed). On failure
+ * *model is NULL and error (if not NULL) holds the reason. */
+alertnet_status alertnet_load_file(const char *path, alertnet_model **model, alertnet_error *error);
+alertnet_status alertnet_load_memory(const void *bytes, size_t size, alertnet_model **model, alertnet_error *error);
+void alertnet_free(alertnet_model *model); /* NULL is allowed */
+
+/* Run one input window: `input` is T frames of F bins, oldest first ([T][F], row-major); `probabilities`
+ * receives alertnet_output_count values. Allocates nothing; returns ALERTNET_ERROR_ARGUMENT only for NULLs. */
+alertnet_status alertnet_run(alertnet_model *model, const float *input, float *probabilities);
+
+/* The same computation with direct loops instead of BLAS (naive convolution and dense layers): slow, kept as
+ * the test oracle and the benchmark baseline. */
+alertnet_status alertnet_run_reference(alertnet_model *model, const float *input, float *probabilities);
+
+/* What the model expects and produces. Strings are owned by the model and live until alertnet_free. */
+void alertnet_input_shape(const alertnet_model *model, int *frames, int *bins);
+int alertnet_output_count(const alertnet_model *model);
+const char *alertnet_label(const alertnet_model *model, int index);   /* NULL when out of range */
+float alertnet_threshold(const alertnet_model *model, int index);     /* default on-threshold; NaN out of range */
+const char *alertnet_feature_spec(const alertnet_model *model);       /* the FeatureSpec JSON text */
+int alertnet_context_frames(const alertnet_model *model);             /* T */
+int alertnet_decision_step(const alertnet_model *model);              /* hops between decisions */
+const char *alertnet_metadata(const alertnet_model *model, const char *key); /* any __metadata__ value, or NULL */
+
+/* Size and cost, for `inspect` and benchmarks. */
+size_t alertnet_parameter_count(const alertnet_model *model);
+double alertnet_mflops(const alertnet_model *model); /* multiply-adds counted as 2 flops, per alertnet_run */
+int alertnet_layer_count(const alertnet_model *model);
+
+typedef struct {
+    const char *op;      /* "conv2d", "maxpool2d", "dense", ... as in the file's graph */
+    const char *detail;  /* e.g. "1->16 kernel 5x5 stride 2x2 padding 2x2"; "" when there is nothing to say */
+    int rank;            /* 3 for [C, H, W], 1 for [N] */
+    int shape[3];        /* output shape (first `rank` entries) */
+    size_t parameters;
+    double mflops;
+} alertnet_layer_info;
+
+alertnet_status alertnet_layer(const alertnet_model *model, int index, alertnet_layer_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,87 @@
+/* alertnet internals shared by the loader, the layers and the tests. Not part of the public API. */
+#ifndef ALERTNET_INTERNAL_H
+#define ALERTNET_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alertnet.h"
+
+typedef struct cJSON cJSON;
+
+/* ---- the safetensors container (container.c) ---- */
+
+typedef struct {
+    const char *name;  /* points into the parsed header */
+    int rank;
+    int64_t dims[8];
+    size_t count;      /* product of dims */
+    size_t begin, end; /* byte offsets into the data buffer */
+    const float *data; /* converted values, set by an_container_read_values */
+    int used;
+} an_tensor;
+
+typedef struct {
+    cJSON *header;     /* the whole parsed JSON header */
+    cJSON *metadata;   /* its __metadata__ object (owned by header) */
+    an_tensor *tensors;
+    int tensor_count;
+    float *values;     /* every tensor's values, converted from little-endian */
+} an_container;
+
+alertnet_status an_container_parse(const unsigned char *bytes, size_t size, an_container *out, alertnet_error *error);
+void an_container_free(an_container *container);
+an_tensor *an_container_find(an_container *container, const char *name);
+
+/* ---- layers (layers.c: BLAS; reference.c: direct loops) ---- */
+
+typedef enum {
+    AN_CONV2D, AN_BATCHNORM, AN_RELU, AN_MAXPOOL2D, AN_AVGPOOL2D, AN_GLOBAL_AVGPOOL, AN_GLOBAL_MAXPOOL,
+    AN_FLATTEN, AN_DENSE, AN_SIGMOID, AN_SOFTMAX
+} an_op;
+
+typedef struct {
+    int rank; /* 3: [c, h, w]; 1: [c] with h = w = 1 */
+    int c, h, w;
+} an_shape;
+
+typedef struct {
+    an_op op;
+    an_shape in, out;
+    int kh, kw, sh, sw, ph, pw; /* conv and pool geometry */
+    const float *weight;        /* conv [O, I, KH, KW], dense [O, I] */
+    const float *bias;          /* [O] or NULL */
+    float *scale, *shift;       /* batchnorm as y = scale * x + shift, owned by the model */
+    size_t parameters;
+    double mflops;
+    char detail[96];
+} an_layer;
+
+static inline size_t an_shape_count(an_shape s) { return (size_t)s.c * (size_t)s.h * (size_t)s.w; }
+
+const char *an_op_name(an_op op);
+
+/* Elementwise and pooling kernels; src == dst is allowed for the elementwise ones. */
+void an_conv2d_blas(const an_layer *layer, const float *src, float *dst, float *columns);
+void an_conv2d_direct(const an_layer *layer, const float *src, float *dst);
+void an_dense_blas(const an_layer *layer, const float *src, float *dst);
+void an_dense_direct(const an_layer *layer, const float *src, float *dst);
+void an_batchnorm(const an_layer *layer, const float *src, float *dst);
+void an_relu(size_t n, const float *src, float *dst);
+void an_pool2d(const an_layer *layer, const float *src, float *dst);
+void an_global_pool(const an_layer *layer, const float *src, float *dst);
+void an_sigmoid(size_t n, const float *src, float *dst);
+void an_softmax(size_t n, const float *src, float *dst);
+
+/* Floats needed by an_conv2d_blas's `columns` scratch (0 when the layer reads its input directly). */
+size_t an_conv2d_columns(const an_layer *layer);
+
+/* ---- errors ---- */
+
+alertnet_status an_fail(alertnet_error *error, alertnet_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,23 @@
+import Foundation
+
+/// How far an evaluation has got, reported after every file.
+public struct EvaluationProgress: Sendable {
+    public var filesDone: Int
+    public var fileCount: Int
+    /// Audio seconds scored so far, and in all.
+    public var secondsDone: Double
+    public var totalSeconds: Double
+    /// Wall-clock seconds since the run started.
+    public var elapsed: Double
+
+    /// A one-line bar for a terminal, e.g. `[██████····] 60% 2160/3600 files  6.0/10.0 h  41 s, ~27 s left`.
+    public func bar(width: Int = 30) -> String {
+        let fraction = totalSeconds > 0 ? min(1, secondsDone / totalSeconds) : 1
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+        let remaining = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
+        return "[\(bar)] " + String(format: "%3d%% %d/%d files  %.1f/%.1f h  %.0f s, ~%.0f s left",
+                                    Int(fraction * 100), filesDone, fileCount,
+                                    secondsDone / 3600, totalSeconds / 3600, elapsed, remaining)
+    }
+}

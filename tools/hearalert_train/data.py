@@ -1,0 +1,209 @@
+"""Training data: cached clip features, window geometry, targets, class-balanced sampling and augmentation.
+
+A window is what the network sees at one decision: T feature frames, i.e. (T-1)·hop + n_fft samples. Its
+target for a label is how much of the label's events covers the last `region` seconds of the window (normalised
+by the event's own length when it is shorter, so a 100 ms horn tap can still be fully "on"). The region sets when
+the network fires after an onset; see train.py for how it relates to the host stamping decisions at the window
+centre.
+
+Features are computed once per clip with tools/features.py (no normalisation) for three components: the
+mixture (audio/), the alert component (alerts/) and the background (mixture minus alerts). Augmentation then
+works in the Mel power domain, where uncorrelated sounds add: the alert is remixed at a new SNR, a second alert or
+another clip's background may be added, and the overall level changes (an exact shift of log features). A share
+of windows uses the exact mixture features with only a level change, so the network also sees true mixtures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+import features as feature_lib
+from corpus_format import Corpus
+
+
+@dataclass(frozen=True)
+class Geometry:
+    frames: int
+    step: int
+    hop: int
+    n_fft: int
+    sample_rate: int
+
+    @classmethod
+    def of(cls, spec: dict, frames: int, step: int) -> "Geometry":
+        return cls(frames, step, spec["hop_length"], spec["n_fft"], spec["sample_rate"])
+
+    @property
+    def window_samples(self) -> int:
+        return (self.frames - 1) * self.hop + self.n_fft
+
+    def window_end(self, first_frame: int) -> float:
+        """Time (s) of the end of the window starting at `first_frame`: when its decision can be made."""
+        return (first_frame * self.hop + self.window_samples) / self.sample_rate
+
+    def decisions(self, feature_frames: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """First frame of every window of a clip with `feature_frames` frames, and each window's centre and end
+        time in seconds (the host's decision time and stream time)."""
+        starts = np.arange(0, max(0, feature_frames - self.frames + 1), self.step)
+        begin = starts * self.hop
+        end = begin + self.window_samples
+        return starts, (begin + end) / 2 / self.sample_rate, end / self.sample_rate
+
+
+@dataclass
+class ClipFeatures:
+    """Unnormalised log-Mel features (dB) of one clip's components, [frames, bins] float32."""
+    name: str
+    mixture: np.ndarray
+    background: np.ndarray
+    alert: np.ndarray | None
+    events: list[tuple[float, float, int]]
+    alert_snr_db: float | None
+
+
+def _component_features(job: tuple[str, str, dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    mix_path, alert_path, spec = job
+    mix, _ = sf.read(mix_path, dtype="float32", always_2d=True)
+    mix = mix.mean(axis=1)
+    mix_f = feature_lib.compute(mix, spec)
+    if not Path(alert_path).exists():
+        return mix_f, mix_f, None
+    alert, _ = sf.read(alert_path, dtype="float32", always_2d=True)
+    alert = alert.mean(axis=1)
+    return mix_f, feature_lib.compute(mix - alert, spec), feature_lib.compute(alert, spec)
+
+
+def _cache_key(corpus: Corpus, spec: dict) -> str:
+    h = hashlib.sha1()
+    h.update(json.dumps(spec, sort_keys=True).encode())
+    h.update(str(corpus.root.resolve()).encode())
+    h.update((corpus.root / "files.tsv").read_bytes())
+    h.update((corpus.root / "corpus.json").read_bytes())
+    return h.hexdigest()[:16]
+
+
+def load_features(corpus: Corpus, labels: list[str], spec: dict, workers: int = 2,
+                  cache_dir: Path | None = None) -> list[ClipFeatures]:
+    """Features of every clip's components, computed in parallel and cached in `cache_dir` (an .npz per corpus
+    and spec) so a second run on the same corpus starts at once."""
+    cache = cache_dir / f"features-{_cache_key(corpus, spec)}.npz" if cache_dir else None
+    names = [f.filename for f in corpus.files]
+    if cache is not None and cache.exists():
+        with np.load(cache) as z:
+            parts = [(z[f"m{i}"], z[f"b{i}"], z[f"a{i}"] if f"a{i}" in z else None) for i in range(len(names))]
+    else:
+        jobs = [(str(corpus.audio_path(n)), str(corpus.audio_path(n, "alerts")), spec) for n in names]
+        with get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_component_features, jobs, chunksize=8)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            arrays = {}
+            for i, (m, b, a) in enumerate(parts):
+                arrays[f"m{i}"], arrays[f"b{i}"] = m, b
+                if a is not None:
+                    arrays[f"a{i}"] = a
+            np.savez(cache, **arrays)
+    clips = []
+    for name, (m, b, a) in zip(names, parts):
+        events = [(e.onset, e.offset, labels.index(e.label)) for e in corpus.events_of(name) if e.label in labels]
+        clips.append(ClipFeatures(name, m, b, a, events, corpus.file_extras(name).get("alert_snr_db")))
+    return clips
+
+
+def window_targets(events: list[tuple[float, float, int]], end: float, n_labels: int, region: float) -> np.ndarray:
+    target = np.zeros(n_labels, dtype=np.float32)
+    for onset, offset, k in events:
+        cover = min(offset, end) - max(onset, end - region)
+        if cover > 0:
+            target[k] = max(target[k], min(1.0, cover / min(region, offset - onset)))
+    return target
+
+
+class WindowSampler:
+    """Class-balanced batches of augmented training windows (normalised features) with their targets."""
+
+    def __init__(self, clips: list[ClipFeatures], geometry: Geometry, spec: dict, n_labels: int, region: float,
+                 rng: np.random.Generator, positive_fraction: float = 0.6, exact_fraction: float = 0.35,
+                 mix_fraction: float = 0.25, background_fraction: float = 0.2,
+                 snr_range: tuple[float, float] = (-12.0, 15.0)):
+        self.clips, self.geometry, self.n_labels, self.region, self.rng = clips, geometry, n_labels, region, rng
+        self.positive_fraction, self.exact_fraction = positive_fraction, exact_fraction
+        self.mix_fraction, self.background_fraction, self.snr_range = mix_fraction, background_fraction, snr_range
+        norm = spec["normalization"]
+        self.mean = np.asarray(norm["mean"], dtype=np.float32)
+        self.std = np.asarray(norm["std"], dtype=np.float32)
+        self.base, self.multiplier = np.float32(spec["log_base"]), np.float32(spec["log_multiplier"])
+        self.floor = self._feature(np.float32(spec["log_floor"]))
+        self.by_label: list[list[tuple[int, float, float]]] = [[] for _ in range(n_labels)]
+        for i, clip in enumerate(clips):
+            for onset, offset, k in clip.events:
+                self.by_label[k].append((i, onset, offset))
+        self.present = [k for k in range(n_labels) if self.by_label[k]]
+
+    def _power(self, feature: np.ndarray, gain_db: float = 0.0) -> np.ndarray:
+        """Mel power from log features (the spec's log base and multiplier), scaled by `gain_db`."""
+        return np.power(self.base, feature / self.multiplier) * np.float32(10 ** (gain_db / 10))
+
+    def _feature(self, power: np.ndarray) -> np.ndarray:
+        return self.multiplier * np.log(np.maximum(power, np.float32(1e-30))) / np.log(self.base)
+
+    def _start_for_end(self, i: int, end: float) -> int:
+        g = self.geometry
+        first = int(round((end * g.sample_rate - g.window_samples) / g.hop))
+        return int(np.clip(first, 0, len(self.clips[i].mixture) - g.frames))
+
+    def _positive(self, label: int) -> tuple[int, int]:
+        rng = self.rng
+        i, onset, offset = self.by_label[label][int(rng.integers(len(self.by_label[label])))]
+        if rng.random() < 0.5:  # around the onset, where latency and onset accuracy are decided
+            end = rng.uniform(onset - 0.2, onset + 0.8)
+        else:
+            end = rng.uniform(onset, offset + 0.6)
+        return i, self._start_for_end(i, end)
+
+    def _random(self) -> tuple[int, int]:
+        i = int(self.rng.integers(len(self.clips)))
+        return i, int(self.rng.integers(0, len(self.clips[i].mixture) - self.geometry.frames + 1))
+
+    def _targets(self, i: int, first: int) -> np.ndarray:
+        return window_targets(self.clips[i].events, self.geometry.window_end(first), self.n_labels, self.region)
+
+    def _sample(self) -> tuple[np.ndarray, np.ndarray]:
+        rng, t = self.rng, self.geometry.frames
+        if self.present and rng.random() < self.positive_fraction:
+            i, first = self._positive(int(rng.choice(self.present)))
+        else:
+            i, first = self._random()
+        clip = self.clips[i]
+        target = self._targets(i, first)
+        level = float(rng.uniform(-15, 10))  # overall level change, dB
+        if clip.alert is None or rng.random() < self.exact_fraction:
+            feature = self._feature(self._power(clip.mixture[first:first + t], level))
+        else:
+            alert_gain = 0.0
+            if clip.alert_snr_db is not None and rng.random() < 0.7:
+                alert_gain = rng.uniform(*self.snr_range) - clip.alert_snr_db
+            power = self._power(clip.background[first:first + t]) + self._power(clip.alert[first:first + t],
+                                                                                alert_gain)
+            if self.present and rng.random() < self.mix_fraction:  # a second alert from another clip
+                j, first2 = self._positive(int(rng.choice(self.present)))
+                if self.clips[j].alert is not None:
+                    power = power + self._power(self.clips[j].alert[first2:first2 + t], rng.uniform(-10, 3))
+                    target = np.maximum(target, self._targets(j, first2))
+            if rng.random() < self.background_fraction:  # another clip's background on top
+                j, first2 = self._random()
+                power = power + self._power(self.clips[j].background[first2:first2 + t], rng.uniform(-10, 0))
+            feature = self._feature(power * np.float32(10 ** (level / 10)))
+        feature = np.maximum(feature, self.floor)
+        return (feature - self.mean) / self.std, target
+
+    def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        xs, ys = zip(*(self._sample() for _ in range(size)))
+        return np.stack(xs).astype(np.float32), np.stack(ys)

@@ -1,0 +1,195 @@
+"""Scoring a model the way the evaluator will: posteriors over whole clips at the host's decision step, the
+event tracker, event-based F1 with sed_eval (200 ms onset collar), false alarms per hour on alert-free files,
+onset latency (announcement time minus reference onset); and tuning thresholds and tracker settings on val.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import dcase_util
+import numpy as np
+import sed_eval
+import torch
+
+import features as feature_lib
+from corpus_format import Corpus
+from .data import Geometry
+from .tracker import Detection, TrackerSettings, track
+
+COLLAR = 0.2
+
+
+@dataclass
+class ClipPrediction:
+    name: str
+    duration: float
+    scores: np.ndarray        # [decisions, labels]
+    centres: np.ndarray       # decision times (window centres), s
+    ends: np.ndarray          # stream times (window ends), s
+
+
+def predict(model: torch.nn.Module, corpus: Corpus, spec: dict, geometry: Geometry,
+            batch: int = 512) -> list[ClipPrediction]:
+    """Posteriors for every file of `corpus`, one decision every `geometry.step` frames."""
+    import soundfile as sf
+
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for f in corpus.files:
+            x, sr = sf.read(str(corpus.audio_path(f.filename)), dtype="float32", always_2d=True)
+            feats = feature_lib.compute(x.mean(axis=1), spec)
+            starts, centres, ends = geometry.decisions(len(feats))
+            if len(starts) == 0:
+                out.append(ClipPrediction(f.filename, f.duration, np.zeros((0, len(corpus.labels))), centres, ends))
+                continue
+            windows = np.lib.stride_tricks.sliding_window_view(feats, geometry.frames, axis=0)[starts]
+            windows = np.ascontiguousarray(windows.transpose(0, 2, 1))[:, None]  # [n, 1, T, F]
+            scores = np.concatenate([model(torch.from_numpy(windows[i:i + batch])).numpy()
+                                     for i in range(0, len(windows), batch)])
+            out.append(ClipPrediction(f.filename, f.duration, scores, centres, ends))
+    return out
+
+
+def detect(predictions: list[ClipPrediction], labels: list[str], thresholds: list[float],
+           settings: TrackerSettings) -> dict[str, list[Detection]]:
+    return {p.name: track(p.scores, p.centres, p.ends, labels, thresholds, settings, p.duration)
+            for p in predictions}
+
+
+def _container(rows: list[dict]) -> dcase_util.containers.MetaDataContainer:
+    return dcase_util.containers.MetaDataContainer(rows)
+
+
+def event_f1(corpus: Corpus, detections: dict[str, list[Detection]], labels: list[str],
+             evaluate_offset: bool = False, files: list[str] | None = None) -> dict:
+    """sed_eval event-based metrics (200 ms collar; offset collar max(200 ms, 20 % of length) if offsets are
+    evaluated): {"macro_f1", "micro_f1", "class_f1": {label: f1}}."""
+    metrics = sed_eval.sound_event.EventBasedMetrics(event_label_list=labels, t_collar=COLLAR,
+                                                     percentage_of_length=0.2, evaluate_onset=True,
+                                                     evaluate_offset=evaluate_offset)
+    names = files if files is not None else [f.filename for f in corpus.files]
+    for name in names:
+        ref = [{"filename": name, "event_label": e.label, "onset": e.onset, "offset": e.offset}
+               for e in corpus.events_of(name)]
+        est = [{"filename": name, "event_label": d.label, "onset": d.onset, "offset": d.offset}
+               for d in detections.get(name, [])]
+        metrics.evaluate(reference_event_list=_container(ref), estimated_event_list=_container(est))
+    cls = metrics.results_class_wise_metrics()
+    class_f1 = {label: float(cls[label]["f_measure"]["f_measure"]) for label in labels}
+    overall = metrics.results_overall_metrics()["f_measure"]["f_measure"]
+    defined = [v for v in class_f1.values() if not np.isnan(v)]  # nan: label neither present nor detected
+    return {"macro_f1": float(np.mean(defined)) if defined else 0.0, "micro_f1": float(overall),
+            "class_f1": class_f1}
+
+
+def false_alarms_per_hour(corpus: Corpus, detections: dict[str, list[Detection]]) -> tuple[float, int, float]:
+    """(false alarms per hour, count, hours) over the alert-free files: every detection there is false."""
+    free = [f for f in corpus.files if not corpus.events_of(f.filename)]
+    hours = sum(f.duration for f in free) / 3600
+    count = sum(len(detections.get(f.filename, [])) for f in free)
+    return (count / hours if hours > 0 else float("nan")), count, hours
+
+
+def onset_latencies(corpus: Corpus, detections: dict[str, list[Detection]],
+                    files: list[str] | None = None) -> dict[str, list[float]]:
+    """Announcement time minus reference onset, per label, for reference events matched one-to-one (greedy by
+    onset distance, within the collar) by a detection of the same label."""
+    out: dict[str, list[float]] = {}
+    names = files if files is not None else [f.filename for f in corpus.files]
+    for name in names:
+        dets = detections.get(name, [])
+        pairs = []
+        for ri, e in enumerate(corpus.events_of(name)):
+            for di, d in enumerate(dets):
+                if d.label == e.label and abs(d.onset - e.onset) <= COLLAR:
+                    pairs.append((abs(d.onset - e.onset), ri, di))
+        used_r, used_d = set(), set()
+        refs = corpus.events_of(name)
+        for _, ri, di in sorted(pairs):
+            if ri in used_r or di in used_d:
+                continue
+            used_r.add(ri)
+            used_d.add(di)
+            out.setdefault(refs[ri].label, []).append(dets[di].detected_at - refs[ri].onset)
+    return out
+
+
+def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
+         grid_thresholds=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
+         grid_smoothing=(1, 2, 3), grid_merge=(0.3, 0.6, 1.0), grid_min=(0.0, 0.1)) -> tuple[list[float],
+                                                                                                TrackerSettings, dict]:
+    """Per-label thresholds and shared tracker settings maximising macro onset F1 on `corpus`, with a small
+    penalty for median latency above 300 ms."""
+    best = None
+    for s, m, d in itertools.product(grid_smoothing, grid_merge, grid_min):
+        settings = TrackerSettings(smoothing_frames=s, merge_gap=m, min_duration=d)
+        per_threshold = {}
+        for t in grid_thresholds:
+            dets = detect(predictions, labels, [t] * len(labels), settings)
+            per_threshold[t] = (event_f1(corpus, dets, labels)["class_f1"], dets)
+        thresholds = [max(grid_thresholds, key=lambda t: per_threshold[t][0][label]) for label in labels]
+        dets = detect(predictions, labels, thresholds, settings)
+        f1 = event_f1(corpus, dets, labels)
+        lat = [v for vs in onset_latencies(corpus, dets).values() for v in vs]
+        median = float(np.median(lat)) if lat else 1.0
+        objective = f1["macro_f1"] - 0.5 * max(0.0, median - 0.3)
+        if best is None or objective > best[0]:
+            best = (objective, thresholds, settings, {"macro_f1": f1["macro_f1"], "median_latency": median})
+    return best[1], best[2], best[3]
+
+
+SNR_BUCKETS = ((-10.0, -5.0), (-5.0, 0.0), (0.0, 5.0), (5.0, 10.0), (10.0, 15.0))
+
+
+def _latency_summary(values: list[float]) -> dict:
+    if not values:
+        return {"count": 0, "median_s": None, "p90_s": None}
+    return {"count": len(values), "median_s": round(float(np.median(values)), 3),
+            "p90_s": round(float(np.percentile(values, 90)), 3)}
+
+
+def full_report(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str], thresholds: list[float],
+                settings: TrackerSettings) -> dict:
+    """Everything the model card reports: F1 (onset-only and onset+offset) overall and per alert-SNR bucket
+    (corpus.json files[NAME].alert_snr_db), false alarms per hour on alert-free files, onset latency."""
+    dets = detect(predictions, labels, thresholds, settings)
+    report = {"files": len(corpus.files), "hours": round(sum(f.duration for f in corpus.files) / 3600, 3),
+              "onset_only": event_f1(corpus, dets, labels), "onset_offset": event_f1(corpus, dets, labels, True)}
+    fa, count, hours = false_alarms_per_hour(corpus, dets)
+    report["false_alarms"] = {"per_hour": round(fa, 3), "count": count, "alert_free_hours": round(hours, 3)}
+    lat = onset_latencies(corpus, dets)
+    report["latency"] = {"overall": _latency_summary([v for vs in lat.values() for v in vs]),
+                         "per_label": {label: _latency_summary(lat.get(label, [])) for label in labels}}
+    buckets = {}
+    for lo, hi in SNR_BUCKETS:
+        names = [f.filename for f in corpus.files
+                 if (s := corpus.file_extras(f.filename).get("alert_snr_db")) is not None
+                 and (lo <= s < hi or (hi == SNR_BUCKETS[-1][1] and s == hi))]
+        if names:
+            buckets[f"{lo:g}..{hi:g}"] = {"files": len(names), **event_f1(corpus, dets, labels, files=names)}
+    report["by_alert_snr_db"] = buckets
+    return report
+
+
+def format_report(report: dict, labels: list[str]) -> str:
+    lines = [f"{report['files']} files, {report['hours']} h"]
+    lines.append(f"{'label':<12} {'F1 onset':>9} {'F1 on+off':>10} {'latency med':>12} {'p90':>6}")
+    for label in labels:
+        lat = report["latency"]["per_label"][label]
+        med = "-" if lat["median_s"] is None else f"{lat['median_s']:.3f}"
+        p90 = "-" if lat["p90_s"] is None else f"{lat['p90_s']:.3f}"
+        lines.append(f"{label:<12} {report['onset_only']['class_f1'][label]:9.3f} "
+                     f"{report['onset_offset']['class_f1'][label]:10.3f} {med:>12} {p90:>6}")
+    lat = report["latency"]["overall"]
+    lines.append(f"{'macro':<12} {report['onset_only']['macro_f1']:9.3f} {report['onset_offset']['macro_f1']:10.3f} "
+                 f"{lat['median_s'] if lat['median_s'] is not None else '-':>12} "
+                 f"{lat['p90_s'] if lat['p90_s'] is not None else '-':>6}")
+    fa = report["false_alarms"]
+    lines.append(f"false alarms on alert-free audio: {fa['count']} in {fa['alert_free_hours']} h = "
+                 f"{fa['per_hour']} per hour")
+    lines.append("macro onset F1 by alert SNR (dB): " + ", ".join(
+        f"{b}: {v['macro_f1']:.3f} ({v['files']} files)" for b, v in report["by_alert_snr_db"].items()))
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""The event tracker, mirroring the Swift host's `EventTracker` (Sources/HearAlertKit/Detection/EventTracker.swift)
+so thresholds and tracker settings tuned here mean the same thing there.
+
+Per label: moving average over the last `smoothing_frames` decisions (scores and their times); hysteresis (on at
+the threshold, off below threshold·off_ratio); a rise is announced once it has lasted `min_duration`; after the
+score falls, the event ends if it does not return within `merge_gap`; after an event, its label may not start again
+until `cooldown` seconds after the offset. Decision times are the centre of the model's input window; an event's
+`detected_at` is the stream time when it was announced (the end of the window that confirmed it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    smoothing_frames: int = 2
+    off_ratio: float = 0.5
+    min_duration: float = 0.0
+    merge_gap: float = 0.5
+    cooldown: float = 0.0
+
+    def as_metadata(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Detection:
+    label: str
+    onset: float
+    offset: float
+    detected_at: float
+
+
+def track(scores: np.ndarray, decision_times: np.ndarray, stream_times: np.ndarray, labels: list[str],
+          thresholds: list[float], settings: TrackerSettings, end_time: float) -> list[Detection]:
+    """Events from one file's decisions: `scores` [decisions, labels], times in seconds; events still open at
+    the end close at `end_time` (the file's duration), as the host's `finish` does."""
+    out: list[Detection] = []
+    n, n_labels = scores.shape
+    s = settings.smoothing_frames
+    # Causal moving average over the last s decisions (fewer at the start), as the Swift ring does.
+    csum = np.cumsum(np.vstack([np.zeros((1, n_labels)), scores.astype(np.float64)]), axis=0)
+    tsum = np.cumsum(np.concatenate([[0.0], decision_times.astype(np.float64)]))
+    idx = np.arange(n)
+    lo = np.maximum(0, idx + 1 - s)
+    count = (idx + 1 - lo)[:, None]
+    smoothed = ((csum[idx + 1] - csum[lo]) / count).astype(np.float32)
+    times = (tsum[idx + 1] - tsum[lo]) / count[:, 0]
+    for k, label in enumerate(labels):
+        on = np.float32(thresholds[k])
+        off = np.float32(thresholds[k]) * np.float32(settings.off_ratio)
+        phase, onset, detected, offset = "idle", 0.0, 0.0, 0.0
+        cooldown_until = -np.inf
+        for i in range(n):
+            score, t, now = smoothed[i, k], times[i], stream_times[i]
+            if phase == "idle":
+                if score >= on and t >= cooldown_until:
+                    onset = t
+                    phase = "pending"
+                    if t - onset >= settings.min_duration:
+                        phase, detected = "active", now
+            elif phase == "pending":
+                if score < off:
+                    phase = "idle"
+                elif t - onset >= settings.min_duration:
+                    phase, detected = "active", now
+            elif phase == "active":
+                if score < off:
+                    phase, offset = "ending", t
+            elif phase == "ending":
+                if score >= on:
+                    phase = "active"
+                elif t - offset >= settings.merge_gap:
+                    out.append(Detection(label, onset, offset, detected))
+                    phase = "idle"
+                    cooldown_until = offset + settings.cooldown
+        if phase == "active":
+            out.append(Detection(label, onset, max(onset, end_time), detected))
+        elif phase == "ending":
+            out.append(Detection(label, onset, offset, detected))
+    return out
