@@ -60,10 +60,15 @@ final class SuppressionGainRule {
     /// The over-subtraction factor for an SNR ξ (linear): its maximum at −5 dB and below, 1 at 20 dB and
     /// above, linear in dB between (the shape of Berouti's α = α0 − (3/20)·SNR).
     func overSubtraction(prioriSNR: Float) -> Float {
+        // Most bins sit outside −5…20 dB (noise at ξmin, loud speech): skip the logarithm there.
+        if prioriSNR >= Self.upperSNR { return 1 }
+        if prioriSNR <= Self.lowerSNR { return maximumOverSubtraction }
         let snrDB = 10 * log10(prioriSNR)
-        let fraction = min(max((20 - snrDB) / 25, 0), 1)
-        return 1 + (maximumOverSubtraction - 1) * fraction
+        return 1 + (maximumOverSubtraction - 1) * (20 - snrDB) / 25
     }
+
+    private static let upperSNR: Float = 100         // 20 dB
+    private static let lowerSNR: Float = 0.316_227_77  // −5 dB
 
     /// Writes one gain per bin for this frame's periodogram `power` given the noise estimate `noise`.
     /// Allocates nothing.
