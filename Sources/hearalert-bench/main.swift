@@ -9,6 +9,7 @@ let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("features", FeatureBenchmark.run),
     ("inference", InferenceBenchmark.run),
     ("detection", DetectionBenchmark.run),
+    ("enhancer", EnhancementBenchmark.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
