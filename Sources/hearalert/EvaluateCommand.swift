@@ -23,7 +23,7 @@ struct EvaluateCommand: ParsableCommand {
             Examples:
               hearalert evaluate --corpus corpora/test --json out/test-report.json
               hearalert evaluate --corpus corpora/test --threshold siren=0.6 --per-file
-              hearalert evaluate --corpus corpora/test --compare models/default.safetensors out/new.safetensors
+              hearalert evaluate --corpus corpora/test --compare models/default.safetensors new.safetensors
             """
     )
 
@@ -32,7 +32,7 @@ struct EvaluateCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
-    @Option(help: "Files processed at once, one loaded model each (default: every core).")
+    @Option(help: "Files processed at once, one loaded model each; the default is every core.")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Write the full report as JSON here.", valueName: "OUT"))
