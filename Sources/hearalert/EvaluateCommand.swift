@@ -23,7 +23,7 @@ struct EvaluateCommand: ParsableCommand {
             Examples:
               hearalert evaluate --corpus corpora/test --json out/test-report.json
               hearalert evaluate --corpus corpora/test --threshold siren=0.6 --per-file
-              hearalert evaluate --corpus corpora/test --compare models/default.safetensors new.safetensors
+              hearalert evaluate --corpus corpora/test --compare old.safetensors new.safetensors
             """
     )
 
