@@ -25,7 +25,8 @@ let package = Package(
             dependencies: [
                 "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Evaluation/README.md"]
         ),
 
         /// The command-line tool: parses, builds a configuration, calls HearAlertKit, prints.
