@@ -13,19 +13,12 @@ import soundfile
 
 warnings.filterwarnings("ignore", category=UserWarning)  # dcase_util imports pkg_resources
 import sed_eval  # noqa: E402
+from test_features import hearalert_binary  # noqa: E402  (the built binary, or skip)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DETECTOR_FIXTURES = ROOT / "Tests/HearAlertKitTests/Fixtures/detector"
 MODEL = DETECTOR_FIXTURES / "tone_model.safetensors"
 LABELS = ["siren", "smoke_alarm"]
-
-
-def hearalert_binary():
-    for configuration in ("debug", "release"):
-        path = ROOT / ".build" / configuration / "hearalert"
-        if path.exists():
-            return path
-    pytest.skip("hearalert is not built (tools/test.sh builds it before running pytest)")
 
 
 @pytest.fixture
