@@ -7,6 +7,7 @@ import HearAlertKit
 let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("features", FeatureBenchmark.run),
     ("inference", InferenceBenchmark.run),
+    ("realtime-probe", RealtimeProbe.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
