@@ -85,7 +85,7 @@ def evaluate_default(model, corpus, spec, geometry) -> float:
     return event_f1(corpus, dets, LABELS)["macro_f1"]
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--train", required=True, type=Path, help="training corpus folder")
     p.add_argument("--val", required=True, type=Path, help="validation corpus (early stopping, tuning)")
@@ -103,11 +103,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-every", type=int, default=300, help="steps between validation runs")
     p.add_argument("--patience", type=int, default=4, help="validation runs without improvement before stopping")
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, one-cycle)")
-    p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch CPU threads (1: on a shared 2-core machine 2 threads ran 8x slower, spin-waiting)")
+    p.add_argument("--workers", type=int, default=2, help="processes computing the training features")
     p.add_argument("--cache", type=Path, help="folder for cached training features (reused by later runs)")
     p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
+
+
+def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
+    """Train, tune, export and report; returns the trained module (eval mode), its FeatureSpec and the reports."""
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -122,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"error: {c.root}: corpus labels lack {', '.join(missing)}")
 
     raw_spec = model_spec()
-    clips = load_features(train_corpus, LABELS, raw_spec, workers=args.threads, cache_dir=args.cache)
+    clips = load_features(train_corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)
     spec = dict(raw_spec, normalization=normalisation(clips))
     feature_lib.load_spec(spec)  # validate before spending time on training
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
@@ -207,6 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         args.report.write_text(json.dumps(reports, indent=1) + "\n")
         print(f"wrote {args.report}")
+    return model, spec, reports
+
+
+def main(argv: list[str] | None = None) -> int:
+    train(parse_args(argv))
     return 0
 
 

@@ -15,6 +15,9 @@ struct HearAlert: ParsableCommand {
             FeaturesCommand.self,
             ModelCommand.self,
             EnhanceCommand.self,
+            ListenCommand.self,
+            DetectCommand.self,
+            DevicesCommand.self,
         ]
     )
 }

@@ -80,7 +80,8 @@ def event_f1(corpus: Corpus, detections: dict[str, list[Detection]], labels: lis
     cls = metrics.results_class_wise_metrics()
     class_f1 = {label: float(cls[label]["f_measure"]["f_measure"]) for label in labels}
     overall = metrics.results_overall_metrics()["f_measure"]["f_measure"]
-    return {"macro_f1": float(np.nanmean(list(class_f1.values()))), "micro_f1": float(overall),
+    defined = [v for v in class_f1.values() if not np.isnan(v)]  # nan: label neither present nor detected
+    return {"macro_f1": float(np.mean(defined)) if defined else 0.0, "micro_f1": float(overall),
             "class_f1": class_f1}
 
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A labelled corpus as described in docs/CORPUS.md, validated and listed, without its audio.
+/// A labelled corpus as described in shared/docs/CORPUS.md, validated and listed, without its audio.
 ///
 /// Holds only the file list and the reference events (a few hundred bytes per file), so hours of corpus cost
 /// little memory; audio is opened file by file when detection runs.

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import HearAlertKit
+
+/// The model and event-tracking options `listen` and `detect` share: the model decides the defaults.
+struct DetectionOptions: ParsableArguments {
+    @Option(help: "Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else this path.")
+    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? "models/default.safetensors"
+
+    @Option(name: .customLong("threshold"),
+            help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7 (repeatable); default: the model's.",
+                               valueName: "LABEL=P"))
+    var thresholds: [String] = []
+
+    @Option(help: ArgumentHelp("Decisions averaged before thresholds apply (1 = none).", valueName: "N"))
+    var smoothing: Int?
+
+    @Option(help: ArgumentHelp("Off-threshold as a fraction of the on-threshold (hysteresis).", valueName: "R"))
+    var offRatio: Float?
+
+    @Option(help: ArgumentHelp("Seconds an alert must last before it is announced.", valueName: "S"))
+    var minDuration: Double?
+
+    @Option(help: ArgumentHelp("Pauses shorter than this stay inside one event (beeping alarms).", valueName: "S"))
+    var mergeGap: Double?
+
+    @Option(help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
+    var cooldown: Double?
+
+    /// The loaded model and the tracker settings: the model's defaults with these flags applied.
+    func load() throws -> (AlertModel, TrackerSettings) {
+        var parsed: [String: Float] = [:]
+        for item in thresholds {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let value = Float(parts[1]) else {
+                throw ValidationError("--threshold wants LABEL=P, e.g. siren=0.7; got '\(item)'")
+            }
+            parsed[parts[0]] = value
+        }
+        let loaded = try AlertModel(path: model)
+        let overrides = TrackerOverrides(thresholds: parsed, smoothingFrames: smoothing, offRatio: offRatio,
+                                         minDuration: minDuration, mergeGap: mergeGap, cooldown: cooldown)
+        return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
+    }
+}
+
+extension AlertFormat: ExpressibleByArgument {}
+extension HookRunner.Trigger: ExpressibleByArgument {}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import HearAlertKit
+
+/// `hearalert detect` as a person or the evaluator runs it: the real binary on the fixture clip.
+@Suite struct DetectCommandTests {
+    static let fixtures = ListenEndToEndTests.fixtures
+    static let clip = fixtures.appendingPathComponent("alerts_clip.wav").path
+
+    static func detect(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
+        process.arguments = ["detect", "--model", ListenEndToEndTests.model] + arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, out, err)
+    }
+
+    @Test func tsvOnStdoutIsTheDetectorsEventsUnderADCASEHeader() throws {
+        let model = try AlertModel(path: ListenEndToEndTests.model)
+        let events = try FileDetector(model: model, settings: try TrackerSettings(model: model)).detect(path: Self.clip)
+        let result = try Self.detect([Self.clip, "--format", "tsv"])
+        #expect(result.status == 0)
+        let expected = [AlertLineFormatter.tsvHeader]
+            + events.map { AlertLineFormatter.tsvLine(filename: "alerts_clip.wav", event: $0) }
+        #expect(result.stdout == expected.map { $0 + "\n" }.joined())
+    }
+
+    @Test func outputFolderGetsOneFilePerInput() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearalert-detect-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try Self.detect([Self.clip, "--format", "jsonl", "--output", folder.path])
+        #expect(result.status == 0 && result.stdout.isEmpty)
+        let lines = try String(contentsOf: folder.appendingPathComponent("alerts_clip.jsonl"), encoding: .utf8)
+            .split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines.allSatisfy { $0.contains("\"source\":\"\(Self.clip)\"") })
+    }
+
+    @Test func aBadFileIsReportedAndTheOthersStillRun() throws {
+        let result = try Self.detect(["/nonexistent/missing.wav", Self.clip, "--format", "text",
+                                      "--threshold", "siren=0.6"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("/nonexistent/missing.wav"))
+        #expect(result.stdout.contains("alerts_clip.wav  siren  0.97–3.09 s"), "\(result.stdout)")
+    }
+
+    @Test func anUnknownLabelInAThresholdIsRejected() throws {
+        let result = try Self.detect([Self.clip, "--threshold", "doorbell=0.5"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("unknown label 'doorbell'; this model knows: siren, smoke_alarm"))
+    }
+}
