@@ -32,6 +32,8 @@ enum RealtimeProbe {
             ("cnn", ModelStage.init),
             ("tracker", TrackerStage.init),
             ("enhancer", EnhancerStage.init),
+            ("detector", DetectorStage.init),
+            ("live-chain", LiveChainStage.init),
             ("self-test-allocating", AllocatingStage.init),
         ]
         let everyStage = known.map(\.name).filter { $0 != "self-test-allocating" }
@@ -40,7 +42,7 @@ enum RealtimeProbe {
         if let unknown = wanted.first(where: { name in !known.contains { $0.name == name } }) {
             throw ProbeError("unknown probe stage '\(unknown)'; known: \(known.map(\.name).joined(separator: ", "))")
         }
-        let audio = ProbeAudio()
+        let audio = ProbeAudio(countedFrames: frames)
         for (name, build) in known where wanted.contains(name) {
             let stage = try build(audio)
             // Warm-up, so every lazy first-use allocation (type metadata, OpenBLAS buffers, the first alert
@@ -87,8 +89,11 @@ final class ProbeAudio {
     /// Frames (capture periods) in one pass over the clip. 8 s is a whole number of periods and of enhancer
     /// hops (64 and 128 samples), so no slice ever straddles the loop.
     let framesPerLoop: Int
+    /// HEARALERT_PROBE_FRAMES: the frames counted after the warm-up.
+    let countedFrames: Int
 
-    init() {
+    init(countedFrames: Int) {
+        self.countedFrames = countedFrames
         let rate = Double(Self.sampleRate)
         samples = .allocate(capacity: 8 * Self.sampleRate)
         var noise: UInt32 = 7
@@ -382,6 +387,169 @@ final class EnhancerStage: ProbeStage {
         "SpeechEnhancer.process, \(enhancers.map(\.configuration.mode.rawValue).joined(separator: " and ")), "
             + "alert flag toggling"
     }
+}
+
+/// The detector's tone model (a test fixture that responds to the probe's siren and beeps), loaded with its own
+/// tracker settings.
+func loadToneModel() throws -> (model: AlertModel, settings: TrackerSettings) {
+    let path = "\(RealtimeProbe.fixtures)/detector/tone_model.safetensors"
+    guard FileManager.default.fileExists(atPath: path) else {
+        throw ProbeError("\(path) not found: run realtime-probe from the package root")
+    }
+    let model = try AlertModel(path: path)
+    let settings = try TrackerSettings(labels: model.labels, thresholds: model.thresholds,
+                                       trackerMetadata: model.metadata("tracker"))
+    return (model, settings)
+}
+
+/// The shared detection core (`AlertDetector`: features → context window → model every decision step → event
+/// tracker) on capture periods, with alerts announced and ended in every loop of the audio.
+final class DetectorStage: ProbeStage {
+    private let audio: ProbeAudio
+    private let detector: AlertDetector
+    private var started = 0
+    private var ended = 0
+    private var failures = 0
+
+    init(audio: ProbeAudio) throws {
+        self.audio = audio
+        let (model, settings) = try loadToneModel()
+        detector = try AlertDetector(model: model, settings: settings)
+    }
+
+    func process(frame: Int) {
+        do {
+            try detector.process(audio.period(frame)) { message in
+                if message.isStart { started += 1 } else { ended += 1 }
+            }
+        } catch {
+            failures += 1
+        }
+    }
+
+    func resetTally() {
+        started = 0
+        ended = 0
+    }
+
+    func verify(frames: Int) throws {
+        let loops = frames / audio.framesPerLoop
+        guard failures == 0, started >= loops, ended >= loops - 1 else {
+            throw ProbeError("detector: \(started) alerts started, \(ended) ended in \(loops) loops of the siren clip")
+        }
+    }
+
+    var summary: String { "AlertDetector.process (tone model), alerts announced and ended" }
+}
+
+/// The live pipeline's work per capture period, on one thread and without a sound card: ALSA capture (a `type file`
+/// PCM reading the probe's audio) → capture ring → AlertDetector → speech enhancer, hop by hop, told whether an
+/// alert is possible → playback ring → ALSA playback (a `type file` PCM writing to /dev/null). The same calls
+/// `LiveListener` makes on its capture, processing and playback threads, minus the waiting.
+final class LiveChainStage: ProbeStage {
+    private let folder: URL
+    private let capture: ALSAPCM
+    private let playback: ALSAPCM
+    private let captureRing = SPSCRingBuffer(minimumCapacity: 16_000)
+    private let playbackRing = SPSCRingBuffer(minimumCapacity: 8 * RealtimeProbe.periodSamples)
+    private let detector: AlertDetector
+    private let enhancer: SpeechEnhancer
+    private let period = UnsafeMutableBufferPointer<Float>.allocate(capacity: RealtimeProbe.periodSamples)
+    private let hopInput: UnsafeMutableBufferPointer<Float>
+    private let hopOutput: UnsafeMutableBufferPointer<Float>
+    private var hopFilled = 0
+    private var started = 0
+    private var played = 0
+    private var failures = 0
+
+    init(audio: ProbeAudio) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearalert-probe-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The file PCM does not pace reads and repeats its last block at the end: give it all the audio the
+        // warm-up and the counted frames will read, as 16-bit samples.
+        let input = folder.appendingPathComponent("capture.raw")
+        let loops = (audio.countedFrames + audio.framesPerLoop - 1) / audio.framesPerLoop + 1
+        var bytes = Data(capacity: loops * audio.samples.count * 2)
+        for _ in 0..<loops {
+            for sample in audio.samples {
+                withUnsafeBytes(of: Int16(max(-32_768, min(32_767, (sample * 32_768).rounded()))).littleEndian) {
+                    bytes.append(contentsOf: $0)
+                }
+            }
+        }
+        try bytes.write(to: input)
+        let config = folder.appendingPathComponent("asound.conf")
+        try """
+            </usr/share/alsa/alsa.conf>
+            pcm.hearalert_probe_capture { type file; slave.pcm null; file "/dev/null"; infile "\(input.path)"; format raw }
+            pcm.hearalert_probe_playback { type file; slave.pcm null; file "/dev/null"; format raw }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        setenv("ALSA_CONFIG_PATH", config.path, 1)
+        capture = try ALSAPCM(device: "hearalert_probe_capture", direction: .capture, sampleRate: 16_000,
+                              periodFrames: RealtimeProbe.periodSamples)
+        playback = try ALSAPCM(device: "hearalert_probe_playback", direction: .playback, sampleRate: 16_000,
+                               periodFrames: RealtimeProbe.periodSamples)
+        let (model, settings) = try loadToneModel()
+        detector = try AlertDetector(model: model, settings: settings)
+        enhancer = try SpeechEnhancer(configuration: EnhancerConfiguration(), sampleRate: 16_000)
+        hopInput = .allocate(capacity: enhancer.hopLength)
+        hopInput.initialize(repeating: 0)
+        hopOutput = .allocate(capacity: enhancer.hopLength)
+        hopOutput.initialize(repeating: 0)
+        period.initialize(repeating: 0)
+    }
+
+    deinit {
+        for buffer in [period, hopInput, hopOutput] { buffer.deallocate() }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func process(frame: Int) {
+        do {
+            // Capture thread: device → ring.
+            let captured = try capture.read(into: period)
+            captureRing.write(UnsafeBufferPointer(rebasing: period[0..<captured]))
+            // Processing thread: ring → detector → enhancer, hop by hop → playback ring.
+            let count = captureRing.read(into: period)
+            let samples = UnsafeBufferPointer(rebasing: period[0..<count])
+            try detector.process(samples) { message in
+                if message.isStart { started += 1 }
+            }
+            enhancer.setAlertActive(detector.isAlertPossible)
+            var taken = 0
+            while taken < count {
+                let chunk = min(hopInput.count - hopFilled, count - taken)
+                (hopInput.baseAddress! + hopFilled).update(from: samples.baseAddress! + taken, count: chunk)
+                hopFilled += chunk
+                taken += chunk
+                if hopFilled == hopInput.count {
+                    enhancer.process(UnsafeBufferPointer(hopInput), into: hopOutput)
+                    playbackRing.write(UnsafeBufferPointer(hopOutput))
+                    hopFilled = 0
+                }
+            }
+            // Playback thread: ring → device, a period at a time.
+            while playbackRing.availableToRead >= period.count {
+                playbackRing.read(into: period)
+                played += try playback.write(UnsafeBufferPointer(period))
+            }
+        } catch {
+            failures += 1
+        }
+    }
+
+    func resetTally() {
+        started = 0
+        played = 0
+    }
+
+    func verify(frames: Int) throws {
+        guard failures == 0, started >= frames / 800, played >= (frames - 1) * RealtimeProbe.periodSamples else {
+            throw ProbeError("live-chain: \(failures) failures, \(started) alerts, \(played) samples played")
+        }
+    }
+
+    var summary: String { "ALSA capture → ring → AlertDetector → SpeechEnhancer → ring → ALSA playback" }
 }
 
 /// Allocates one small array per frame on purpose: the test runs it to prove it sees an allocating frame.

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 VALGRIND = shutil.which("valgrind")
 FRAMES = 800  # a multiple of every stage's cycle (the 8 s audio loop is 800 frames)
 # Stages the probe must run: a stage dropped from the probe must not pass silently.
-REQUIRED_STAGES = {"ring", "features", "stft", "cnn", "tracker", "enhancer"}
+REQUIRED_STAGES = {"ring", "features", "stft", "cnn", "tracker", "enhancer", "detector", "live-chain"}
 ALLOCATING_STAGE = "self-test-allocating"
 
 pytestmark = pytest.mark.skipif(VALGRIND is None, reason="valgrind is not installed (apt install valgrind)")
@@ -44,13 +44,16 @@ def probe(tmp_path_factory):
     return stripped
 
 
-def heap_allocations(probe, frames, stages=None):
-    """Total heap allocations of one probe run under memcheck, and the stages it reported done."""
+def heap_allocations(probe, frames, stages=None, xtree=None):
+    """Total heap allocations of one probe run under memcheck, and the stages it reported done; with `xtree`, a
+    file path, valgrind also writes there the allocations made under each function."""
     environment = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1", HEARALERT_PROBE_FRAMES=str(frames))
     if stages is not None:
         environment["HEARALERT_PROBE_STAGES"] = ",".join(stages)
-    command = [VALGRIND, "--tool=memcheck", "--leak-check=no", "--undef-value-errors=no", str(probe),
-               "realtime-probe"]
+    command = [VALGRIND, "--tool=memcheck", "--leak-check=no", "--undef-value-errors=no"]
+    if xtree:
+        command += ["--xtree-memory=full", f"--xtree-memory-file={xtree}"]
+    command += [str(probe), "realtime-probe"]
     result = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, f"realtime-probe failed under valgrind:\n{result.stdout}{result.stderr[-3000:]}"
     usage = re.search(r"total heap usage: ([\d,]+) allocs", result.stderr)
@@ -59,21 +62,49 @@ def heap_allocations(probe, frames, stages=None):
     return int(usage.group(1).replace(",", "")), done
 
 
-def test_real_time_path_allocates_nothing_per_frame(probe):
+def test_real_time_path_allocates_nothing_per_frame(probe, tmp_path):
     once, stages = heap_allocations(probe, FRAMES)
     twice, _ = heap_allocations(probe, 2 * FRAMES)
     assert REQUIRED_STAGES <= set(stages), f"the probe skipped stages: {sorted(REQUIRED_STAGES - set(stages))}"
     if once == twice:
         return
-    growth = {}
+    report = []
     for stage in stages:
-        extra = heap_allocations(probe, 2 * FRAMES, [stage])[0] - heap_allocations(probe, FRAMES, [stage])[0]
+        trees = [tmp_path / f"{stage}.{frames}.xtree" for frames in (FRAMES, 2 * FRAMES)]
+        extra = (heap_allocations(probe, 2 * FRAMES, [stage], trees[1])[0]
+                 - heap_allocations(probe, FRAMES, [stage], trees[0])[0])
         if extra:
-            growth[stage] = extra
-    culprits = ", ".join(f"{stage} (+{extra})" for stage, extra in growth.items()) or "none alone (an interaction)"
-    pytest.fail(f"{twice - once:+d} heap allocations over {FRAMES} more frames of the real-time path; "
-                f"stages that allocate per frame: {culprits}. Find the call with: SWIFT_DETERMINISTIC_HASHING=1 "
-                f"HEARALERT_PROBE_STAGES=<stage> valgrind --tool=massif or --xtree-memory=full on realtime-probe")
+            report.append(f"  {stage}: {extra:+d} allocations; functions allocating per frame (call chain, "
+                          f"allocations over the extra frames):\n" + allocating_functions(*trees))
+    pytest.fail(f"{twice - once:+d} heap allocations over {FRAMES} more frames of the real-time path\n"
+                + ("\n".join(report) or "  no stage allocates alone (an interaction between stages)"))
+
+
+def allocating_functions(fewer, more, limit=25):
+    """Functions under which allocations grew between two xtree files: the chain from the probe's frame loop
+    down to malloc, innermost last, with Swift names demangled."""
+    def blocks_per_function(path):
+        text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(path)],
+                              capture_output=True, text=True, check=True).stdout
+        counts = {}
+        for line in text.splitlines():
+            # Six event columns (curB curBk totB totBk totFdB totFdBk), each maybe with a percentage, then
+            # file:function. totBk is the number of blocks allocated under the function, callees included.
+            match = re.match(r"^\s*((?:[\d,]+(?: \(\s*[\d.]+%\))?\s+){6})(\S.*)$", line)
+            if match:
+                numbers = re.sub(r"\(\s*[\d.]+%\)", "", match.group(1)).split()
+                counts[match.group(2).partition(":")[2]] = int(numbers[3].replace(",", ""))
+        return counts
+
+    before, after = blocks_per_function(fewer), blocks_per_function(more)
+    grown = sorted(((after[name] - before.get(name, 0), name) for name in after
+                    if after[name] - before.get(name, 0) >= FRAMES), key=lambda item: -item[0])[:limit]
+    names = "\n".join(name for _, name in grown)
+    demangled = subprocess.run(["swift", "demangle", "--simplified"], input=names, capture_output=True,
+                               text=True).stdout.splitlines()
+    if len(demangled) != len(grown):
+        demangled = names.splitlines()
+    return "\n".join(f"    {count:+8d}  {name[:160]}" for (count, _), name in zip(grown, demangled))
 
 
 def test_the_check_sees_an_allocation_per_frame(probe):
