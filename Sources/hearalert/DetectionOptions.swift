@@ -27,8 +27,21 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
     var cooldown: Double?
 
+    /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
+    func validate() throws {
+        _ = try labelThresholds()
+    }
+
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
+        let loaded = try AlertModel(path: model)
+        let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
+                                         offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
+                                         cooldown: cooldown)
+        return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
+    }
+
+    private func labelThresholds() throws -> [String: Float] {
         var parsed: [String: Float] = [:]
         for item in thresholds {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -37,10 +50,7 @@ struct DetectionOptions: ParsableArguments {
             }
             parsed[parts[0]] = value
         }
-        let loaded = try AlertModel(path: model)
-        let overrides = TrackerOverrides(thresholds: parsed, smoothingFrames: smoothing, offRatio: offRatio,
-                                         minDuration: minDuration, mergeGap: mergeGap, cooldown: cooldown)
-        return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
+        return parsed
     }
 }
 

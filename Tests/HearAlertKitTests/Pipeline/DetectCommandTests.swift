@@ -50,6 +50,14 @@ import Testing
         #expect(result.stdout.contains("alerts_clip.wav  siren  0.97–3.09 s"), "\(result.stdout)")
     }
 
+    @Test func aMalformedThresholdIsAUsageErrorOfDetect() throws {
+        let result = try Self.detect([Self.clip, "--threshold", "siren"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--threshold wants LABEL=P, e.g. siren=0.7; got 'siren'"))
+        #expect(result.stderr.contains("Usage: hearalert detect "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func anUnknownLabelInAThresholdIsRejected() throws {
         let result = try Self.detect([Self.clip, "--threshold", "doorbell=0.5"])
         #expect(result.status != 0)
