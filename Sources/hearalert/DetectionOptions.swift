@@ -34,7 +34,7 @@ struct DetectionOptions: ParsableArguments {
 
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
-        let loaded = try AlertModel(path: model)
+        let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
         let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
                                          cooldown: cooldown)

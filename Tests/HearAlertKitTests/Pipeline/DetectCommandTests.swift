@@ -58,6 +58,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func aModelThatIsNotAModelIsNamedInTheError() throws {
+        let result = try Self.detect([Self.clip, "--model", Self.clip])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: \(Self.clip): header length "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func anUnknownLabelInAThresholdIsRejected() throws {
         let result = try Self.detect([Self.clip, "--threshold", "doorbell=0.5"])
         #expect(result.status != 0)
