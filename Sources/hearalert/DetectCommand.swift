@@ -34,7 +34,11 @@ struct DetectCommand: ParsableCommand {
     mutating func run() throws {
         let (model, settings) = try detection.load()
         if let output {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            } catch {
+                throw DetectOutputError.cannotCreateFolder(path: output, reason: DetectOutputError.reason(error))
+            }
         } else if format == .tsv {
             print(AlertLineFormatter.tsvHeader)
         }
@@ -47,7 +51,12 @@ struct DetectCommand: ParsableCommand {
                     let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
                     let target = URL(fileURLWithPath: output).appendingPathComponent("\(stem).\(format.fileExtension)")
                     let header = format == .tsv ? [AlertLineFormatter.tsvHeader] : []
-                    try (header + lines).map { $0 + "\n" }.joined().write(to: target, atomically: true, encoding: .utf8)
+                    do {
+                        try (header + lines).map { $0 + "\n" }.joined()
+                            .write(to: target, atomically: true, encoding: .utf8)
+                    } catch {
+                        throw DetectOutputError.cannotWrite(path: target.path, reason: DetectOutputError.reason(error))
+                    }
                 } else {
                     for line in lines { print(line) }
                 }

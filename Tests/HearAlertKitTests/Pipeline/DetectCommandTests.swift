@@ -42,6 +42,12 @@ import Testing
         #expect(lines.allSatisfy { $0.contains("\"source\":\"\(Self.clip)\"") })
     }
 
+    @Test func anOutputFolderThatCannotBeMadeIsOneLine() throws {
+        let result = try Self.detect([Self.clip, "--output", "\(Self.clip)/out"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: cannot create the output folder \(Self.clip)/out: Not a directory\n")
+    }
+
     @Test func aBadFileIsReportedAndTheOthersStillRun() throws {
         let result = try Self.detect(["/nonexistent/missing.wav", Self.clip, "--format", "text",
                                       "--threshold", "siren=0.6"])
