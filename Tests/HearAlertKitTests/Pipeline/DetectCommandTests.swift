@@ -42,6 +42,20 @@ import Testing
         #expect(lines.allSatisfy { $0.contains("\"source\":\"\(Self.clip)\"") })
     }
 
+    @Test func twoInputsOfOneNameAreRefusedRatherThanOneResultOverwritten() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearalert-detect-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("in/alerts_clip.wav")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.clip, toPath: copy.path)
+        let out = folder.appendingPathComponent("out")
+        let result = try Self.detect([Self.clip, copy.path, "--format", "tsv", "--output", out.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: \(Self.clip) and \(copy.path) would both be written to "
+            + "\(out.path)/alerts_clip.tsv; run them separately or rename one\n")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     @Test func anOutputFolderThatCannotBeMadeIsOneLine() throws {
         let result = try Self.detect([Self.clip, "--output", "\(Self.clip)/out"])
         #expect(result.status == 1)
