@@ -12,19 +12,26 @@ struct DetectionOptions: ParsableArguments {
                                valueName: "LABEL=P"))
     var thresholds: [String] = []
 
-    @Option(help: ArgumentHelp("Decisions averaged before thresholds apply (1 = none).", valueName: "N"))
+    // The numbers below parse `.unconditional`ly so that "-1" is read as a value and refused with a reason
+    // instead of being taken for an option ("missing value for --cooldown").
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Decisions averaged before thresholds apply (1 = none).", valueName: "N"))
     var smoothing: Int?
 
-    @Option(help: ArgumentHelp("Off-threshold as a fraction of the on-threshold (hysteresis).", valueName: "R"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Off-threshold as a fraction of the on-threshold (hysteresis).", valueName: "R"))
     var offRatio: Float?
 
-    @Option(help: ArgumentHelp("Seconds an alert must last before it is announced.", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds an alert must last before it is announced.", valueName: "S"))
     var minDuration: Double?
 
-    @Option(help: ArgumentHelp("Pauses shorter than this stay inside one event (beeping alarms).", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Pauses shorter than this stay inside one event (beeping alarms).", valueName: "S"))
     var mergeGap: Double?
 
-    @Option(help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
     var cooldown: Double?
 
     /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.

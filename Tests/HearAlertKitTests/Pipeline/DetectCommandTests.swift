@@ -85,6 +85,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func aNegativeDurationIsRefusedWithItsReason() throws {
+        let result = try Self.detect([Self.clip, "--min-duration", "-1"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: invalid event-tracking setting: minimum duration -1.0 is not a non-negative "
+            + "number of seconds\n")
+    }
+
     @Test func anUnknownLabelInAThresholdIsRejected() throws {
         let result = try Self.detect([Self.clip, "--threshold", "doorbell=0.5"])
         #expect(result.status != 0)
