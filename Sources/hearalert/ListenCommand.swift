@@ -34,7 +34,7 @@ struct ListenCommand: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     /// The formats a live stream can use (TSV lists finished events: `detect` only).
-    enum Format: String, ExpressibleByArgument {
+    enum Format: String, CaseIterable, ExpressibleByArgument {
         case jsonl, text
     }
 
