@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import numbers
 import sys
 from pathlib import Path
 
@@ -119,11 +120,11 @@ def load_spec(path_or_dict) -> dict:
         value = raw[key]
         if key in _INTEGER_KEYS:
             # JSON has one number type; Swift's decoder accepts 512 and 512.0 but not 512.5 or true.
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
+            if not _is_number(value) or not math.isfinite(value) or float(value) != int(value):
                 raise FeatureSpecError(f'feature spec: "{key}" must be an integer')
             spec[key] = int(value)
         elif key in _NUMBER_KEYS:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not _is_number(value):
                 raise FeatureSpecError(f'feature spec: "{key}" must be a number')
             spec[key] = float(value)
         elif key in _CHOICES:
@@ -137,6 +138,11 @@ def load_spec(path_or_dict) -> dict:
             spec[key] = _load_normalization(value)
     validate(spec)
     return spec
+
+
+def _is_number(value) -> bool:
+    """JSON numbers, and numpy scalars from a researcher's own dict; not booleans (JSON true is no number)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def _load_normalization(value):
@@ -154,13 +160,12 @@ def _load_normalization(value):
     for key in ("mean", "std"):
         if key not in value:
             raise FeatureSpecError(f'feature spec: missing key "normalization.{key}"')
-        numbers = value[key]
-        if isinstance(numbers, np.ndarray):
-            numbers = numbers.tolist()
-        if not isinstance(numbers, list) or any(
-                isinstance(x, bool) or not isinstance(x, (int, float)) for x in numbers):
+        items = value[key]
+        if isinstance(items, np.ndarray):
+            items = items.tolist()
+        if not isinstance(items, list) or not all(_is_number(x) for x in items):
             raise FeatureSpecError(f'feature spec: "normalization.{key}" must be an array of numbers')
-        result[key] = np.asarray(numbers, dtype=np.float32)
+        result[key] = np.asarray(items, dtype=np.float32)
     return result
 
 

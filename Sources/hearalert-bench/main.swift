@@ -5,8 +5,12 @@ import HearAlertKit
 // Usage: hearalert-bench [NAME ...]   (no names: run all)
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
+    ("evaluation", EvaluationBenchmark.run),
     ("features", FeatureBenchmark.run),
     ("inference", InferenceBenchmark.run),
+    ("realtime-probe", RealtimeProbe.run),
+    ("detection", DetectionBenchmark.run),
+    ("enhancer", EnhancementBenchmark.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

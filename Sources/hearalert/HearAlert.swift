@@ -15,6 +15,10 @@ struct HearAlert: ParsableCommand {
             FeaturesCommand.self,
             ModelCommand.self,
             EnhanceCommand.self,
+            ListenCommand.self,
+            DetectCommand.self,
+            DevicesCommand.self,
+            EvaluateCommand.self,
         ]
     )
 }

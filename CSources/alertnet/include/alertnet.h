@@ -15,6 +15,8 @@
  *
  * Threads: a model is not thread-safe; use one loaded model per thread (loading twice is cheap). Queries on a
  * model are read-only and may run concurrently with each other, but not with alertnet_run on that model.
+ * Loads on several threads at once work; the one shared write is cJSON's own error pointer, which cJSON sets
+ * on every parse and alertnet never reads.
  *
  * BLAS: the layers call CBLAS (OpenBLAS in HearAlert). Its products here are small, so handing them to a thread
  * pool costs more than it saves; when built against OpenBLAS, loading a model therefore calls

@@ -1,12 +1,14 @@
 import CALSA
 import Foundation
 
-/// One open ALSA PCM stream of mono 32-bit float samples, owned by the single thread that reads or writes it.
+/// One open ALSA PCM stream of mono samples, owned by the single thread that reads or writes it.
 ///
 /// Wraps `snd_pcm_t`: opening negotiates a short period and buffer (low latency), reading and writing repair
 /// overruns and underruns with `snd_pcm_recover` so the stream never stops for them, and `deinit` closes the
-/// handle. When the device cannot deliver float mono at the model's rate, the stream is reopened through ALSA's
-/// `plug` layer, which converts format, rate and channel count.
+/// handle. The device is asked for 16-bit mono at the model's rate — the format nearly every microphone and
+/// headset delivers natively — and converted to and from Float here, in preallocated scratch memory; when the
+/// device cannot do that, the stream is reopened through ALSA's `plug` layer, which converts format, rate and
+/// channel count.
 public final class ALSAPCM {
     /// Whether samples come from the device (a microphone) or go to it (headphones).
     public enum Direction: Sendable {
@@ -20,6 +22,7 @@ public final class ALSAPCM {
 
     /// The ALSA PCM name actually opened (the requested one, or `plug:` around it).
     public let device: String
+    /// Fixed at open: ALSA streams go one way; `read` and `write` check it.
     public let direction: Direction
     /// Samples per second delivered or expected; always the requested rate (ALSA converts).
     public let sampleRate: Int
@@ -31,6 +34,8 @@ public final class ALSAPCM {
     public private(set) var recoveredXruns = 0
 
     private let handle: OpaquePointer
+    /// 16-bit samples as the device moves them; one buffer's worth, so no transfer ever needs more.
+    private let scratch: UnsafeMutableBufferPointer<Int16>
 
     /// Opens `device` at `sampleRate`, mono float, with periods near `periodFrames` and `periodsPerBuffer` of them.
     public init(
@@ -49,21 +54,29 @@ public final class ALSAPCM {
         self.sampleRate = sampleRate
         self.periodFrames = attempt.period
         self.bufferFrames = attempt.buffer
+        scratch = .allocate(capacity: attempt.buffer)
+        scratch.initialize(repeating: 0)
     }
 
     deinit {
         snd_pcm_close(handle)
+        scratch.deallocate()
     }
 
-    /// Blocks until some frames arrive and returns how many were stored (at most `destination.count`).
+    /// Blocks until some frames arrive and returns how many were stored (at most `destination.count`), as
+    /// floats in [-1, 1).
     ///
     /// An overrun (the reader was late and the device overwrote audio) is repaired and counted, and the read is
     /// retried: the caller sees a continuous stream with a short gap rather than an error.
     public func read(into destination: UnsafeMutableBufferPointer<Float>) throws(ALSAError) -> Int {
         precondition(direction == .capture, "read from a playback stream")
+        let wanted = min(destination.count, scratch.count)
         while true {
-            let result = snd_pcm_readi(handle, destination.baseAddress, snd_pcm_uframes_t(destination.count))
-            if result >= 0 { return Int(result) }
+            let result = snd_pcm_readi(handle, scratch.baseAddress, snd_pcm_uframes_t(wanted))
+            if result >= 0 {
+                for index in 0..<Int(result) { destination[index] = Float(scratch[index]) / 32768 }
+                return Int(result)
+            }
             try recover(from: Int32(result))
         }
     }
@@ -71,8 +84,12 @@ public final class ALSAPCM {
     /// Blocks until the device has room, then queues as many of `samples` as fit and returns that count.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(ALSAError) -> Int {
         precondition(direction == .playback, "write to a capture stream")
+        let count = min(samples.count, scratch.count)
+        for index in 0..<count {
+            scratch[index] = Int16(max(-32768, min(32767, (samples[index] * 32768).rounded())))
+        }
         while true {
-            let result = snd_pcm_writei(handle, samples.baseAddress, snd_pcm_uframes_t(samples.count))
+            let result = snd_pcm_writei(handle, scratch.baseAddress, snd_pcm_uframes_t(count))
             if result >= 0 { return Int(result) }
             try recover(from: Int32(result))
         }
@@ -121,7 +138,7 @@ public final class ALSAPCM {
         func check(_ status: Int32, _ step: String) throws(ALSAError) { try Self.check(status, name, step) }
         try check(snd_pcm_hw_params_any(handle, params), "any configuration")
         try check(snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED), "interleaved access")
-        try check(snd_pcm_hw_params_set_format(handle, params, SND_PCM_FORMAT_FLOAT_LE), "32-bit float samples")
+        try check(snd_pcm_hw_params_set_format(handle, params, SND_PCM_FORMAT_S16_LE), "16-bit samples")
         try check(snd_pcm_hw_params_set_channels(handle, params, 1), "mono")
         try check(snd_pcm_hw_params_set_rate(handle, params, UInt32(sampleRate), 0), "\(sampleRate) Hz")
         var period = snd_pcm_uframes_t(periodFrames)

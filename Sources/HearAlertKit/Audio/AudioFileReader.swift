@@ -104,7 +104,8 @@ public final class AudioFileReader: @unchecked Sendable {
                 try downmix(frames: frames)
                 framesDecoded += frames
                 if let resampler {
-                    readyEnd = try resampling { try resampler.process(UnsafeBufferPointer(rebasing: mono[0..<frames]), into: ready) }
+                    let decoded = UnsafeBufferPointer(rebasing: mono[0..<frames])
+                    readyEnd = try resampling { try resampler.process(decoded, into: ready) }
                 } else {
                     ready.baseAddress!.update(from: mono.baseAddress!, count: frames)
                     readyEnd = frames

@@ -19,7 +19,7 @@ final class SoundFile {
         }
         var info = SF_INFO()
         guard let opened = sf_open(path, Int32(SFM_READ), &info) else {
-            let message = AudioFileError.oneLine(String(cString: sf_strerror(nil)))
+            let message = Self.message(sf_strerror(nil))
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
             if size == 0 { throw AudioFileError.empty(path: path) }
             throw AudioFileError.unsupported(path: path, reason: message)
@@ -59,6 +59,12 @@ final class SoundFile {
         return nil
     }
 
+    /// libsndfile's message as one line (some of its messages span several).
+    private static func message(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "unknown libsndfile error" }
+        return AudioFileError.oneLine(String(cString: text))
+    }
+
     private static func log(of handle: OpaquePointer) -> String {
         var text = [CChar](repeating: 0, count: 8_192)
         let length = text.withUnsafeMutableBufferPointer {
@@ -74,7 +80,7 @@ final class SoundFile {
         info.channels = 1
         info.format = format
         guard let opened = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw AudioFileError.cannotWrite(path: path, reason: AudioFileError.oneLine(String(cString: sf_strerror(nil))))
+            throw AudioFileError.cannotWrite(path: path, reason: Self.message(sf_strerror(nil)))
         }
         self.path = path
         self.info = info
@@ -91,7 +97,7 @@ final class SoundFile {
         let count = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
         let status = sf_error(handle)
         if status != 0 {
-            throw AudioFileError.truncated(path: path, reason: AudioFileError.oneLine(String(cString: sf_strerror(handle))))
+            throw AudioFileError.truncated(path: path, reason: Self.message(sf_strerror(handle)))
         }
         return max(count, 0)
     }
@@ -100,7 +106,7 @@ final class SoundFile {
         guard let handle else { throw AudioFileError.cannotWrite(path: path, reason: "already closed") }
         let written = Int(sf_writef_float(handle, buffer, sf_count_t(frames)))
         if written != frames {
-            throw AudioFileError.cannotWrite(path: path, reason: AudioFileError.oneLine(String(cString: sf_strerror(handle))))
+            throw AudioFileError.cannotWrite(path: path, reason: Self.message(sf_strerror(handle)))
         }
     }
 
@@ -110,7 +116,7 @@ final class SoundFile {
         self.handle = nil
         let status = sf_close(handle)
         if status != 0 {
-            throw AudioFileError.cannotWrite(path: path, reason: AudioFileError.oneLine(String(cString: sf_error_number(status))))
+            throw AudioFileError.cannotWrite(path: path, reason: Self.message(sf_error_number(status)))
         }
     }
 }

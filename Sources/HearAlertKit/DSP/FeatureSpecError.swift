@@ -18,7 +18,8 @@ public indirect enum FeatureSpecError: Error, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .unknownKeys(let keys):
-            return "feature spec: unknown key\(keys.count == 1 ? "" : "s") \(keys.map { "\"\($0)\"" }.joined(separator: ", "))"
+            let quoted = keys.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "feature spec: unknown key\(keys.count == 1 ? "" : "s") \(quoted)"
         case .missingKey(let key):
             return "feature spec: missing key \"\(key)\""
         case .wrongType(let key, let expected):

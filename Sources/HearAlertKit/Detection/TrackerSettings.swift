@@ -68,6 +68,12 @@ public struct TrackerSettings: Sendable, Equatable {
             cooldown: overrides.cooldown ?? defaults.cooldown)
     }
 
+    /// Settings from a model file's labels, default thresholds and `tracker` metadata, then `overrides`.
+    public init(model: AlertModel, overrides: TrackerOverrides = .init()) throws(TrackerSettingsError) {
+        try self.init(labels: model.labels, thresholds: model.thresholds, trackerMetadata: model.metadata("tracker"),
+                      overrides: overrides)
+    }
+
     private func validate() throws(TrackerSettingsError) {
         guard labels.count == thresholds.count, !labels.isEmpty else {
             throw .invalid("\(labels.count) labels but \(thresholds.count) thresholds")
@@ -119,7 +125,9 @@ public struct TrackerSettings: Sendable, Equatable {
 
 /// Values a person set on the command line; nil (or absent) means "keep the model's default".
 public struct TrackerOverrides: Sendable, Equatable {
+    /// On-thresholds by label name (`--threshold siren=0.7`); labels not named keep the model's.
     public var thresholds: [String: Float]
+    /// The other fields mirror `TrackerSettings`; see there for what each one trades.
     public var smoothingFrames: Int?
     public var offRatio: Float?
     public var minDuration: Double?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A labelled corpus as described in docs/CORPUS.md, validated and listed, without its audio.
+/// A labelled corpus as described in shared/docs/CORPUS.md, validated and listed, without its audio.
 ///
 /// Holds only the file list and the reference events (a few hundred bytes per file), so hours of corpus cost
 /// little memory; audio is opened file by file when detection runs.
@@ -74,5 +74,22 @@ public struct RecordedSNR: Sendable, Equatable {
     public init(alertDB: Double? = nil, speechDB: Double? = nil) {
         self.alertDB = alertDB
         self.speechDB = speechDB
+    }
+}
+
+extension Corpus {
+    /// What a model's vocabulary means for its scores on this corpus, one sentence per kind of mismatch (empty
+    /// when the model reports exactly the corpus's labels).
+    public func vocabularyNotes(modelLabels: [String]) -> [String] {
+        var notes: [String] = []
+        let missing = labels.filter { !modelLabels.contains($0) }
+        if !missing.isEmpty {
+            notes.append("the model cannot report \(missing.joined(separator: ", ")): those events all count as missed")
+        }
+        let extra = modelLabels.filter { !labels.contains($0) }
+        if !extra.isEmpty {
+            notes.append("the corpus has no \(extra.joined(separator: ", ")) labels: such detections count as insertions")
+        }
+        return notes
     }
 }

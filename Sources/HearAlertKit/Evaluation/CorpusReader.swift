@@ -5,7 +5,7 @@ extension Corpus {
     /// so an event that ends with the file may overshoot by a rounding step.
     public static let durationTolerance = 0.01
 
-    /// Reads and validates the corpus in `directory` (docs/CORPUS.md).
+    /// Reads and validates the corpus in `directory` (shared/docs/CORPUS.md).
     ///
     /// Rejects, with the file and line: a wrong `corpus.json` format, version, sample rate or label list; table
     /// headers that differ from the documented ones; malformed rows; an empty file list; duplicate files;

@@ -12,12 +12,13 @@ public struct EvaluationSettings: Sendable {
     public var segmentLength: Double
     /// Width of the SNR buckets, in dB.
     public var snrBucketWidth: Double
-    /// How far a file's decoded length may differ from its `files.tsv` duration, in seconds.
+    /// How far a file's decoded length may differ from its `files.tsv` duration, in seconds (the rounding of
+    /// durations written with three decimals, as tools/corpus_format.py allows).
     public var durationTolerance: Double
 
     public init(jobs: Int = 1, keepPerFile: Bool = false, scoreEnhancement: Bool = true,
                 rules: EventMatchingRules = .onsetAndOffset, segmentLength: Double = 1.0,
-                snrBucketWidth: Double = 5, durationTolerance: Double = 0.05) {
+                snrBucketWidth: Double = 5, durationTolerance: Double = Corpus.durationTolerance) {
         self.jobs = jobs
         self.keepPerFile = keepPerFile
         self.scoreEnhancement = scoreEnhancement

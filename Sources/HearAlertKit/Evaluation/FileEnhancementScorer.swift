@@ -53,7 +53,7 @@ public final class FileEnhancementScorer {
         )
     }
 
-    /// A stem must be sample-aligned with the mixture and as long (docs/CORPUS.md).
+    /// A stem must be sample-aligned with the mixture and as long (shared/docs/CORPUS.md).
     private func readAligned(_ path: String, length: Int, mixturePath: String) throws -> [Float] {
         let samples = try AudioFile.readAll(path: path, sampleRate: sampleRate)
         guard samples.count == length else {

@@ -14,8 +14,9 @@ struct TabSeparatedTable {
 
     /// Reads `path`, requiring the first line to be exactly `header` joined by tabs.
     ///
-    /// The file may end with a newline; Windows line endings are accepted; an empty line anywhere else is an
-    /// error, because it is either a lost row or a damaged file.
+    /// The file may end with a newline; an empty line anywhere else is an error, because it is either a lost row
+    /// or a damaged file; so is a Windows line ending, which would hide in the last field (as tools/corpus_format.py
+    /// rules too).
     init(path: String, displayPath: String, header: [String]) throws {
         self.displayPath = displayPath
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -24,14 +25,18 @@ struct TabSeparatedTable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw CorpusError(file: displayPath, "is not UTF-8 text")
         }
-        // "\r\n" is one Character in Swift, so it is a separator of its own.
-        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        // Split on scalars: "\r\n" is a single Character, which would hide a Windows line ending.
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { String(String.UnicodeScalarView($0)) }
         if lines.last == "" { lines.removeLast() }
         guard let first = lines.first else { throw CorpusError(file: displayPath, "is empty; expected a header") }
+        if let index = lines.firstIndex(where: { $0.unicodeScalars.contains("\r") }) {
+            throw CorpusError(file: displayPath, line: index + 1, "carriage return (CRLF line ending); use LF")
+        }
         let expected = header.joined(separator: "\t")
         guard first == expected else {
             throw CorpusError(file: displayPath, line: 1,
-                              "header must be exactly \(Self.show(expected)), found \(Self.show(String(first)))")
+                              "header must be exactly \(Self.show(expected)), found \(Self.show(first))")
         }
         var rows: [Row] = []
         for (index, line) in lines.enumerated().dropFirst() {

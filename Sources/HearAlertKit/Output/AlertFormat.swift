@@ -56,6 +56,14 @@ public enum AlertLineFormatter {
         return colour ? style + line + "\u{1B}[0m" : line
     }
 
+    /// One finished event for people: `clip.wav  siren  1.02–3.05 s  (peak 0.99, announced at 1.31 s)`.
+    public static func eventLine(filename: String, event: AlertEvent, colour: Bool) -> String {
+        let label = event.label.replacingOccurrences(of: "_", with: " ")
+        let line = "\(filename)  \(label)  \(format(event.onset, 2))–\(format(event.offset, 2)) s  "
+            + "(peak \(format(Double(event.peakScore), 2)), announced at \(format(event.detectedAt, 2)) s)"
+        return colour ? "\u{1B}[1m" + line + "\u{1B}[0m" : line
+    }
+
     /// The DCASE header row, written once before `tsvLine` rows.
     public static let tsvHeader = "filename\tonset\toffset\tevent_label"
 

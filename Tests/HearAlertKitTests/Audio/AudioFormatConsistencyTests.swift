@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearAlertKit
 
-/// The same speech as 16 kHz WAV, FLAC, Ogg Vorbis, and 44.1/48 kHz stereo files gives the same features: exactly
+/// The same speech as 16 kHz WAV, FLAC, AIFF, Ogg Vorbis, and 44.1/48 kHz stereo files gives the same features: exactly
 /// for lossless formats at the model's rate, and to codec/resampler tolerance otherwise.
 ///
 /// Compared in dB (default spec) where the signal is: frames within 40 dB of the clip's loudest, bands within
@@ -59,6 +59,8 @@ import Testing
         try sox([source, scratch.path("speech.flac")])
         // Lossless and at the model's rate: bit-identical features (FFTW's ESTIMATE plans are deterministic).
         #expect(try Self.features(scratch.path("speech.flac")) == reference, "FLAC is lossless")
+        try sox([source, scratch.path("speech.aiff")])
+        #expect(try Self.features(scratch.path("speech.aiff")) == reference, "AIFF is lossless")
 
         try sox([source, "-c", "2", "-r", "44100", "-b", "24", scratch.path("speech44.wav")])
         let resampled44 = Self.difference(reference, try Self.features(scratch.path("speech44.wav")))
@@ -71,6 +73,7 @@ import Testing
         try sox([source, "-C", "8", scratch.path("speech.ogg")])
         let vorbis = Self.difference(reference, try Self.features(scratch.path("speech.ogg")))
         #expect(vorbis.mean < 0.5 && vorbis.max < 6.0, "Ogg Vorbis: \(vorbis)")
-        print("format consistency (speech, default spec): 44.1 kHz WAV \(resampled44); 48 kHz FLAC \(resampled48); Vorbis q8 \(vorbis)")
+        print("format consistency (speech, default spec): 44.1 kHz WAV \(resampled44); 48 kHz FLAC \(resampled48); "
+            + "Vorbis q8 \(vorbis)")
     }
 }

@@ -67,7 +67,8 @@ import Testing
     @Test func nonFiniteFloatSamples() throws {
         let scratch = try ScratchFolder()
         try writeWAV([0.1, 0.2, .nan, 0.3], to: scratch.path("nan.wav"), sampleRate: 16_000)
-        #expect(Self.failure(reading: scratch.path("nan.wav")) == .nonFiniteSample(path: scratch.path("nan.wav"), seconds: 2.0 / 16_000))
+        let nan = scratch.path("nan.wav")
+        #expect(Self.failure(reading: nan) == .nonFiniteSample(path: nan, seconds: 2.0 / 16_000))
         try writeWAV([Float](repeating: 0, count: 16_000) + [.infinity], to: scratch.path("inf.wav"), sampleRate: 16_000)
         #expect(Self.failure(reading: scratch.path("inf.wav")) == .nonFiniteSample(path: scratch.path("inf.wav"), seconds: 1))
     }

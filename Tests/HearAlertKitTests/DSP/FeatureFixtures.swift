@@ -53,7 +53,9 @@ struct NPYMatrix {
         rows = shape[0]
         columns = shape[1]
         values = payload.withUnsafeBytes { raw in
-            (0..<count).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<count).map { index in
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
+            }
         }
     }
 }

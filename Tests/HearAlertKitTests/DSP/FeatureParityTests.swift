@@ -23,6 +23,8 @@ import Testing
     func matchesLibrosa(specName: String) throws {
         #expect(try FeatureFixtures.manifest().clips == Self.clips)
         let spec = try FeatureSpec(contentsOf: FeatureFixtures.url("spec_\(specName).json"))
+        var summary = [String]()
+        defer { print("parity \(specName): " + summary.joined(separator: "; ")) }
         for clip in Self.clips {
             let samples = try AudioFile.readAll(path: FeatureFixtures.url("\(clip).wav").path, sampleRate: spec.sampleRate)
             let reference = try NPYMatrix(contentsOf: FeatureFixtures.url("\(clip).\(specName).npy"))
@@ -31,6 +33,7 @@ import Testing
             #expect(features.count == reference.rows * reference.columns, "\(clip): frame count")
             guard features.count == reference.values.count else { continue }
             let report = Self.compare(features, reference, spec: spec)
+            summary.append(String(format: "%@ mean |Δln| %.1e", clip, report.meanLogError))
             #expect(report.worstExcess <= 0, "\(clip)/\(specName): \(report)")
             // Away from the rounding floor Swift agrees with librosa far inside the target, on average.
             #expect(report.meanLogError < 2e-5, "\(clip)/\(specName): \(report)")

@@ -11,7 +11,11 @@ import Testing
         let fft = RealFFT(size: size)
         var real = [Float](repeating: 0, count: fft.binCount)
         var imag = [Float](repeating: 0, count: fft.binCount)
-        input.withUnsafeBufferPointer { fft.forward($0, real: real.withUnsafeMutableBufferPointer { $0 }, imag: imag.withUnsafeMutableBufferPointer { $0 }) }
+        input.withUnsafeBufferPointer { input in
+            real.withUnsafeMutableBufferPointer { real in
+                imag.withUnsafeMutableBufferPointer { fft.forward(input, real: real, imag: $0) }
+            }
+        }
         var worst = 0.0
         for bin in 0..<fft.binCount {
             var sumReal = 0.0, sumImag = 0.0

@@ -27,7 +27,7 @@ import Testing
     @Test func toleratesACorpusWithoutSNRsOrTrailingNewline() throws {
         var layout = TemporaryCorpus()
         layout.description = #"{"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": ["siren"]}"#
-        layout.annotations = "filename\tonset\toffset\tevent_label\r\na.wav\t1\t2\tsiren"
+        layout.annotations = "filename\tonset\toffset\tevent_label\na.wav\t1\t2\tsiren"
         let directory = try layout.write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let corpus = try Corpus.load(directory: directory)
@@ -92,6 +92,9 @@ import Testing
             $0.files = "filename\tduration\n"
             $0.annotations = "filename\tonset\toffset\tevent_label\n"
             $0.description = #"{"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": ["siren"]}"#
+        },
+        Breakage(name: "Windows line ending", expected: "files.tsv:3: carriage return (CRLF line ending); use LF") {
+            $0.files = $0.files.replacingOccurrences(of: "b.wav\t4.5\n", with: "b.wav\t4.5\r\n")
         },
         Breakage(name: "duplicate file", expected: "files.tsv:4: \"a.wav\" is already listed on line 2") {
             $0.files = $0.files.replacingOccurrences(of: "c.wav\t2", with: "a.wav\t2")

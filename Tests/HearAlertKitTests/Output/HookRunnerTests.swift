@@ -81,3 +81,28 @@ import Testing
         #expect(collected.all.contains { $0.hasPrefix("cannot run /nonexistent/hook") })
     }
 }
+
+/// The desktop notifier with a stand-in for notify-send that records its arguments.
+@Suite struct DesktopNotifierTests {
+    @Test func notifiesOnStartsOnlyWithTheLabelAsAnArgument() throws {
+        let (path, folder) = try HookRunnerTests.script("printf '%s\\n' \"$@\" > \"$(dirname \"$0\")/arguments.txt\"\n")
+        let launcher = ProgramLauncher(timeLimit: 5, maxConcurrent: 2)
+        let notifier = try #require(DesktopNotifier(launcher: launcher, program: path))
+        let end = AlertReport(message: .ended(AlertEvent(label: "siren", onset: 0, offset: 1, detectedAt: 0.3,
+                                                         peakScore: 1)), source: "default")
+        notifier.deliver(end)
+        notifier.finish()
+        let arguments = folder.appendingPathComponent("arguments.txt").path
+        #expect(!FileManager.default.fileExists(atPath: arguments))
+        notifier.deliver(HookRunnerTests.report)
+        notifier.finish()
+        let lines = try String(contentsOfFile: arguments, encoding: .utf8).split(separator: "\n")
+        #expect(lines.contains("HearAlert: siren"))
+        #expect(lines.contains("A siren is sounding (score 0.81)."))
+    }
+
+    @Test func missingProgramMeansNoNotifier() {
+        #expect(DesktopNotifier(launcher: ProgramLauncher(timeLimit: 1, maxConcurrent: 1),
+                                program: "hearalert-no-such-notifier") == nil)
+    }
+}

@@ -1,0 +1,104 @@
+/// The one detection core, shared by file detection and live listening: audio in, alert messages out.
+///
+/// Per block of samples: the model's features, frame by frame (`FeatureExtractor`) → a sliding window of the
+/// model's `contextFrames` → `AlertModel.predict` every `decisionStep` hops → `EventTracker`. Everything is
+/// allocated in `init`; `process` allocates nothing, so it can run on the real-time processing thread.
+///
+/// Timing: frame `f` covers samples `[f·hop, f·hop + nFFT)`. A decision on frames `f-T+1 … f` describes the
+/// centre of that span (its `decisionTime`) and was possible once sample `f·hop + nFFT` had arrived (its
+/// `streamTime`, which becomes `detectedAt`).
+public final class AlertDetector {
+    /// The model whose features, context and labels this detector follows.
+    public let model: AlertModel
+    /// The event state so far (which alerts are announced); read-only from outside.
+    public private(set) var tracker: EventTracker
+    private let features: FeatureExtractor
+    private let binCount: Int
+    private let contextFrames: Int
+    private let decisionStep: Int
+    private let hopLength: Int
+    private let frameLength: Int
+    private let sampleRate: Double
+    /// The last `contextFrames` frames, each written twice (at slot and slot + T), so that the window ending at
+    /// any slot is one contiguous, oldest-first run of memory: the model reads it in place.
+    private let window: UnsafeMutableBufferPointer<Float>
+    private let scores: UnsafeMutableBufferPointer<Float>
+    private var framesSeen = 0
+    private var samplesSeen = 0
+
+    public init(model: AlertModel, settings: TrackerSettings) throws {
+        guard settings.labels == model.labels else {
+            throw TrackerSettingsError.invalid("the settings' labels \(settings.labels) are not the model's \(model.labels)")
+        }
+        let spec = model.featureSpec
+        self.model = model
+        tracker = EventTracker(settings: settings)
+        features = try FeatureExtractor(spec: spec)
+        binCount = spec.binCount
+        contextFrames = model.contextFrames
+        decisionStep = model.decisionStep
+        hopLength = spec.hopLength
+        frameLength = spec.nFFT
+        sampleRate = Double(spec.sampleRate)
+        window = .allocate(capacity: 2 * model.contextFrames * spec.binCount)
+        window.initialize(repeating: 0)
+        scores = .allocate(capacity: model.labels.count)
+        scores.initialize(repeating: 0)
+    }
+
+    deinit {
+        window.deallocate()
+        scores.deallocate()
+    }
+
+    /// Seconds of audio consumed so far.
+    public var streamTime: Double { Double(samplesSeen) / sampleRate }
+
+    /// Samples per second the detector expects (the model's feature sample rate).
+    public var expectedSampleRate: Int { Int(sampleRate) }
+
+    /// True while an announced alert has not yet ended.
+    public var hasAnnouncedAlert: Bool { tracker.announcedAlertCount > 0 }
+
+    /// True from the first decision above a threshold until the alert ends: when the enhancer keeps alert bands.
+    public var isAlertPossible: Bool { tracker.isAnyAlertPossible }
+
+    /// Consumes samples (mono, at `expectedSampleRate`) and emits any messages the decisions produce, in order.
+    public func process(_ samples: UnsafeBufferPointer<Float>, emit: (AlertMessage) -> Void) throws {
+        var failure: (any Error)?
+        features.process(samples) { frame in
+            guard failure == nil else { return }
+            do {
+                try accept(frame, emit: emit)
+            } catch {
+                failure = error
+            }
+        }
+        samplesSeen += samples.count
+        if let failure { throw failure }
+    }
+
+    /// Ends the stream: closes open events at the current stream time (end of file, or listening stopped).
+    public func finish(emit: (AlertMessage) -> Void) {
+        tracker.finish(streamTime: streamTime, emit: emit)
+    }
+
+    private func accept(_ frame: UnsafeBufferPointer<Float>, emit: (AlertMessage) -> Void) throws {
+        let frameIndex = framesSeen
+        framesSeen += 1
+        let slot = frameIndex % contextFrames
+        let base = window.baseAddress!
+        (base + slot * binCount).update(from: frame.baseAddress!, count: binCount)
+        (base + (slot + contextFrames) * binCount).update(from: frame.baseAddress!, count: binCount)
+        guard framesSeen >= contextFrames, (framesSeen - contextFrames) % decisionStep == 0 else { return }
+
+        let oldest = (slot + 1) % contextFrames
+        let input = UnsafeBufferPointer(start: base + oldest * binCount, count: contextFrames * binCount)
+        try model.predict(input, into: scores)
+        let first = frameIndex - contextFrames + 1
+        let decisionTime = (Double((first + frameIndex) * hopLength + frameLength) / 2) / sampleRate
+        let readyTime = Double(frameIndex * hopLength + frameLength) / sampleRate
+        tracker.update(scores: UnsafeBufferPointer(scores), decisionTime: decisionTime, streamTime: readyTime,
+                       emit: emit)
+    }
+}

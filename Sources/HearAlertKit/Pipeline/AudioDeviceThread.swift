@@ -1,0 +1,140 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A thread that owns one ALSA device and moves audio between it and a ring: capture fills the ring, playback
+/// drains it. It never waits on anything but the device (and, for playback, the ring), and it survives the
+/// device: an overrun or underrun is repaired in place, a lost device is reported and reopened with backoff
+/// (0.5 s doubling to 10 s) until the stream stops.
+final class AudioDeviceThread: Sendable {
+    let ring: SPSCRingBuffer
+    /// Capture: signalled after each period is queued. Playback: waited on for the next period.
+    let ringSignal = DispatchSemaphore(value: 0)
+    /// Capture: samples that did not fit in the ring because processing fell behind.
+    let droppedSamples = Atomic<Int>(0)
+
+    private let device: String
+    private let direction: ALSAPCM.Direction
+    private let sampleRate: Int
+    private let periodFrames: Int
+    private let stopRequested: @Sendable () -> Bool
+    private let diagnostics: Diagnostics
+    private let firstOpen = Mutex<Result<String, ALSAError>?>(nil)
+    private let opened = DispatchSemaphore(value: 0)
+
+    init(device: String, direction: ALSAPCM.Direction, sampleRate: Int, periodFrames: Int, ringCapacity: Int,
+         diagnostics: Diagnostics, stopRequested: @escaping @Sendable () -> Bool) {
+        self.device = device
+        self.direction = direction
+        self.sampleRate = sampleRate
+        self.periodFrames = periodFrames
+        self.diagnostics = diagnostics
+        self.stopRequested = stopRequested
+        ring = SPSCRingBuffer(minimumCapacity: ringCapacity)
+    }
+
+    private var role: String { direction == .capture ? "capture" : "playback" }
+
+    /// Starts the thread and waits until the device has opened once; a device that cannot be opened at all (a
+    /// wrong name) is an error for the caller, while one lost later is retried in the background.
+    /// Returns the ALSA name actually opened.
+    func start() throws(ALSAError) -> String {
+        let thread = Thread { [self] in run() }
+        thread.name = "hearalert-\(role)"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+        opened.wait()
+        return try firstOpen.withLock { $0! }.get()
+    }
+
+    private func run() {
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
+        scratch.initialize(repeating: 0)
+        defer { scratch.deallocate() }
+        var pcm: ALSAPCM?
+        var backoff = 0.5
+        var recovering = false
+        var framesSinceOpen = 0
+        var reportedXruns = 0
+        var lastXrunReport = Date.distantPast
+        while !stopRequested() {
+            guard let stream = pcm else {
+                do {
+                    let stream = try ALSAPCM(device: device, direction: direction, sampleRate: sampleRate,
+                                             periodFrames: periodFrames)
+                    if firstOpen.withLock({ $0 == nil }) {
+                        firstOpen.withLock { $0 = .success(stream.device) }
+                        opened.signal()
+                    }
+                    pcm = stream
+                } catch {
+                    if firstOpen.withLock({ $0 == nil }) {
+                        firstOpen.withLock { $0 = .failure(error) }
+                        opened.signal()
+                        return
+                    }
+                    waitBeforeRetry(&backoff)
+                }
+                continue
+            }
+            do {
+                framesSinceOpen += try transferOnePeriod(stream, scratch)
+                // Only a second of audio flowing proves the device is back; reopening alone may fail again at once.
+                if recovering && framesSinceOpen >= sampleRate {
+                    diagnostics.report("\(role) device '\(device)' is back")
+                    recovering = false
+                    backoff = 0.5
+                }
+            } catch {
+                diagnostics.report("\(error); reopening in \(backoff) s")
+                pcm = nil
+                recovering = true
+                framesSinceOpen = 0
+                waitBeforeRetry(&backoff)
+            }
+            if stream.recoveredXruns != reportedXruns, Date().timeIntervalSince(lastXrunReport) >= 10 {
+                let kind = direction == .capture ? "overrun" : "underrun"
+                diagnostics.report("\(role) \(kind) on '\(stream.device)' repaired (\(stream.recoveredXruns) so far)")
+                reportedXruns = stream.recoveredXruns
+                lastXrunReport = Date()
+            }
+        }
+    }
+
+    /// Sleeps `backoff` seconds (in short steps, so a stop request is honoured within 0.1 s), then doubles it up
+    /// to 10 s: a device that keeps failing is retried ever less often, never given up on.
+    private func waitBeforeRetry(_ backoff: inout Double) {
+        let until = Date().addingTimeInterval(backoff)
+        while !stopRequested() && Date() < until { usleep(100_000) }
+        backoff = min(backoff * 2, 10)
+    }
+
+    /// Moves up to one period between device and ring; returns the frames the device took or gave.
+    private func transferOnePeriod(_ stream: ALSAPCM, _ scratch: UnsafeMutableBufferPointer<Float>) throws(ALSAError) -> Int {
+        switch direction {
+        case .capture:
+            let count = try stream.read(into: scratch)
+            let queued = ring.write(UnsafeBufferPointer(rebasing: scratch[0..<count]))
+            if queued < count { droppedSamples.add(count - queued, ordering: .relaxed) }
+            ringSignal.signal()
+            return count
+        case .playback:
+            guard ring.availableToRead >= periodFrames else {
+                _ = ringSignal.wait(timeout: .now() + .milliseconds(50))
+                return 0
+            }
+            // Capture and playback run on different clocks; if audio piles up here it becomes delay in the
+            // person's ears, so anything beyond four periods is dropped rather than played late.
+            while ring.availableToRead > 4 * periodFrames {
+                ring.read(into: UnsafeMutableBufferPointer(
+                    rebasing: scratch[0..<min(scratch.count, ring.availableToRead - 2 * periodFrames)]))
+            }
+            let count = ring.read(into: scratch)
+            var written = 0
+            while written < count {
+                written += try stream.write(UnsafeBufferPointer(rebasing: scratch[written..<count]))
+            }
+            return written
+        }
+    }
+}

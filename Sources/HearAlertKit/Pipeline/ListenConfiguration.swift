@@ -1,0 +1,26 @@
+/// Everything `hearalert listen` decides before audio starts, as one value.
+public struct ListenConfiguration: Sendable, Equatable {
+    /// ALSA capture PCM (`default` unless the person names one; `hearalert devices` lists them).
+    public var captureDevice: String
+    /// ALSA playback PCM for the (enhanced) audio, e.g. headphones; nil plays nothing.
+    public var playbackDevice: String?
+    /// Period length in seconds (ALSA wakes us this often); nil picks `periodSeconds(forPlayback:)`.
+    public var periodSeconds: Double?
+    /// Stop after this many seconds of audio (like `arecord -d`); nil listens until stopped.
+    public var maxDuration: Double?
+
+    public init(captureDevice: String = "default", playbackDevice: String? = nil, periodSeconds: Double? = nil,
+                maxDuration: Double? = nil) {
+        self.captureDevice = captureDevice
+        self.playbackDevice = playbackDevice
+        self.periodSeconds = periodSeconds
+        self.maxDuration = maxDuration
+    }
+
+    /// The period used: 10 ms when only detecting (alerts need no finer timing, and fewer wake-ups cost less),
+    /// 2 ms when playing to headphones, because every period of capture and of queued playback adds to the delay
+    /// a hearing-aid wearer hears (see `LiveListener`).
+    public var effectivePeriodSeconds: Double {
+        periodSeconds ?? (playbackDevice == nil ? 0.01 : 0.002)
+    }
+}

@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Live listening: microphone → detection (and the headphone feed) → alert sinks, until stopped.
+///
+/// Threads, so that nothing slow ever touches audio:
+/// ```
+/// ALSA capture thread ─► ring ─► processing thread (the caller of `run`): AlertDetector, headphone feed
+///                                      │                                   └─► ring ─► ALSA playback thread
+///                                      └─► AlertDispatcher (sink thread): stdout, hooks, notifications
+/// ```
+/// The processing thread allocates nothing per period; it hands messages to the sink thread without waiting.
+/// With a playback device, the headphone feed is the speech enhancer's output (told whenever an alert is rising
+/// or sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
+///
+/// Headphone delay, microphone to ear, with the default 2 ms periods: one capture period (2 ms), the enhancer's
+/// own delay (8 ms in low-latency mode: 4 ms to collect a hop plus 4 ms of window), and the playback queue
+/// (2 periods before the device starts, kept at most 4 periods): about 14 ms, plus the sound card's converters.
+/// The hop collection overlaps the capture period when the period divides the hop.
+public final class LiveListener: Sendable {
+    /// Devices, periods and duration, fixed for the listener's life.
+    public let configuration: ListenConfiguration
+    private let diagnostics: Diagnostics
+    private let stopFlag = Atomic<Bool>(false)
+
+    public init(configuration: ListenConfiguration, diagnostics: Diagnostics = .standardError) {
+        self.configuration = configuration
+        self.diagnostics = diagnostics
+    }
+
+    /// Asks `run` to finish: it closes open events (emitting their `alert_end`), flushes the sinks and returns.
+    /// Safe from any thread, e.g. a SIGINT handler's dispatch source.
+    public func stop() {
+        stopFlag.store(true, ordering: .releasing)
+    }
+
+    /// True once `stop()` was called (or `maxDuration` reached and `run` is finishing).
+    public var isStopRequested: Bool { stopFlag.load(ordering: .acquiring) }
+
+    /// Listens on the calling thread, which becomes the processing thread, until `stop()` or `maxDuration`.
+    ///
+    /// Throws only if a device cannot be opened at the start (a lost device is retried instead) or the model
+    /// fails; either way the sinks have been flushed.
+    public func run(detector: AlertDetector, enhancer: SpeechEnhancer? = nil, dispatcher: AlertDispatcher) throws {
+        let sampleRate = detector.expectedSampleRate
+        let periodFrames = max(16, Int((configuration.effectivePeriodSeconds * Double(sampleRate)).rounded()))
+        let stopRequested: @Sendable () -> Bool = { [self] in isStopRequested }
+        defer {
+            stop()
+            dispatcher.finish()
+        }
+        // A second of slack between capture and processing absorbs a model hiccup without losing audio.
+        let capture = AudioDeviceThread(device: configuration.captureDevice, direction: .capture,
+                                        sampleRate: sampleRate, periodFrames: periodFrames, ringCapacity: sampleRate,
+                                        diagnostics: diagnostics, stopRequested: stopRequested)
+        let captureName = try capture.start()
+        var playback: AudioDeviceThread?
+        if let output = configuration.playbackDevice {
+            // The playback ring is small on purpose: audio waiting there is latency.
+            let thread = AudioDeviceThread(device: output, direction: .playback, sampleRate: sampleRate,
+                                           periodFrames: periodFrames, ringCapacity: 8 * periodFrames,
+                                           diagnostics: diagnostics, stopRequested: stopRequested)
+            let playbackName = try thread.start()
+            diagnostics.report("playing to '\(playbackName)'")
+            playback = thread
+        }
+        diagnostics.report("listening on '\(captureName)' at \(sampleRate) Hz (stop with Ctrl-C)")
+        let feed = playback.map { HeadphoneFeed(playback: $0, enhancer: enhancer) }
+        try process(detector: detector, capture: capture, feed: feed, dispatcher: dispatcher,
+                    periodFrames: periodFrames)
+    }
+
+    private func process(detector: AlertDetector, capture: AudioDeviceThread, feed: HeadphoneFeed?,
+                         dispatcher: AlertDispatcher, periodFrames: Int) throws {
+        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
+        block.initialize(repeating: 0)
+        defer { block.deallocate() }
+        let sampleRate = Double(detector.expectedSampleRate)
+        let sampleLimit = configuration.maxDuration.map { Int(($0 * sampleRate).rounded()) } ?? .max
+        var samplesTaken = 0
+        var droppedReported = 0
+        while !isStopRequested && samplesTaken < sampleLimit {
+            let wanted = min(periodFrames, sampleLimit - samplesTaken)
+            let count = capture.ring.read(into: UnsafeMutableBufferPointer(rebasing: block[0..<wanted]))
+            guard count > 0 else {
+                _ = capture.ringSignal.wait(timeout: .now() + .milliseconds(50))
+                continue
+            }
+            let samples = UnsafeBufferPointer(rebasing: block[0..<count])
+            try detector.process(samples) { dispatcher.post($0) }
+            samplesTaken += count
+            feed?.play(samples, alertSounding: detector.isAlertPossible)
+            let dropped = capture.droppedSamples.load(ordering: .relaxed)
+            if dropped != droppedReported {
+                diagnostics.report("processing fell behind: \(dropped - droppedReported) captured samples dropped")
+                droppedReported = dropped
+            }
+        }
+        detector.finish { dispatcher.post($0) }
+    }
+}
+
+/// The processing thread's side of the headphone path: enhances (hop by hop, as the enhancer requires) and queues
+/// the result for the playback thread. Buffers are allocated once; `play` allocates nothing.
+private final class HeadphoneFeed {
+    private let playback: AudioDeviceThread
+    private let enhancer: SpeechEnhancer?
+    private let hopInput: UnsafeMutableBufferPointer<Float>
+    private let hopOutput: UnsafeMutableBufferPointer<Float>
+    private var filled = 0
+
+    init(playback: AudioDeviceThread, enhancer: SpeechEnhancer?) {
+        self.playback = playback
+        self.enhancer = enhancer
+        let hop = enhancer?.hopLength ?? 1
+        hopInput = .allocate(capacity: hop)
+        hopInput.initialize(repeating: 0)
+        hopOutput = .allocate(capacity: hop)
+        hopOutput.initialize(repeating: 0)
+    }
+
+    deinit {
+        hopInput.deallocate()
+        hopOutput.deallocate()
+    }
+
+    func play(_ samples: UnsafeBufferPointer<Float>, alertSounding: Bool) {
+        guard let enhancer else {
+            playback.ring.write(samples)
+            playback.ringSignal.signal()
+            return
+        }
+        enhancer.setAlertActive(alertSounding)
+        var taken = 0
+        while taken < samples.count {
+            let count = min(hopInput.count - filled, samples.count - taken)
+            _ = UnsafeMutableBufferPointer(rebasing: hopInput[filled..<(filled + count)])
+                .update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[taken..<(taken + count)]))
+            filled += count
+            taken += count
+            if filled == hopInput.count {
+                enhancer.process(UnsafeBufferPointer(hopInput), into: hopOutput)
+                playback.ring.write(UnsafeBufferPointer(hopOutput))
+                filled = 0
+            }
+        }
+        playback.ringSignal.signal()
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import HearAlertKit
+
+/// The model and event-tracking options `listen` and `detect` share: the model decides the defaults.
+struct DetectionOptions: ParsableArguments {
+    @Option(help: "Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else this path.")
+    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? "models/default.safetensors"
+
+    @Option(name: .customLong("threshold"),
+            help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7 (repeatable); default: the model's.",
+                               valueName: "LABEL=P"))
+    var thresholds: [String] = []
+
+    // The numbers below parse `.unconditional`ly so that "-1" is read as a value and refused with a reason
+    // instead of being taken for an option ("missing value for --cooldown").
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Decisions averaged before thresholds apply (1 = none).", valueName: "N"))
+    var smoothing: Int?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Off-threshold as a fraction of the on-threshold (hysteresis).", valueName: "R"))
+    var offRatio: Float?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds an alert must last before it is announced.", valueName: "S"))
+    var minDuration: Double?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Pauses shorter than this stay inside one event (beeping alarms).", valueName: "S"))
+    var mergeGap: Double?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
+    var cooldown: Double?
+
+    /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
+    func validate() throws {
+        _ = try labelThresholds()
+    }
+
+    /// The loaded model and the tracker settings: the model's defaults with these flags applied.
+    func load() throws -> (AlertModel, TrackerSettings) {
+        let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
+        let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
+                                         offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
+                                         cooldown: cooldown)
+        return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
+    }
+
+    private func labelThresholds() throws -> [String: Float] {
+        var parsed: [String: Float] = [:]
+        for item in thresholds {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let value = Float(parts[1]) else {
+                throw ValidationError("--threshold wants LABEL=P, e.g. siren=0.7; got '\(item)'")
+            }
+            parsed[parts[0]] = value
+        }
+        return parsed
+    }
+}
+
+extension AlertFormat: ExpressibleByArgument {}
+extension HookRunner.Trigger: ExpressibleByArgument {}

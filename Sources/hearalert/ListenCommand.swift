@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import HearAlertKit
+
+/// `hearalert listen`: the main job — tell a person, within a fraction of a second, that an alert is sounding.
+struct ListenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Listen to a microphone and report alerts as they start and end.",
+        discussion: """
+            Prints one JSON object per line on stdout for each alert_start and alert_end (fields: type, label, \
+            score, stream_time, time, source, detected_at; alert_end adds onset, offset, duration); messages \
+            for people go to stderr. With --output, the microphone is played to that device (headphones) through \
+            the low-latency speech enhancer, which keeps detected alerts audible. Ctrl-C (or SIGTERM) ends any \
+            alert still sounding with its alert_end, flushes and exits 0.
+
+            A hook is any program: it gets the alert's JSON on stdin and HEARALERT_TYPE, HEARALERT_LABEL, \
+            HEARALERT_SCORE, HEARALERT_TIME in its environment, runs off the audio path, and is stopped after \
+            --hook-timeout seconds; a failing hook is reported, never fatal. Hook arguments that start with '-' \
+            need a wrapper script.
+
+            Examples:
+              hearalert listen --format text
+              hearalert listen --device plughw:CARD=Headset --output default
+              hearalert listen --hook tools/hooks/notify-desktop.sh --hook-on both
+              hearalert listen --hook tools/hooks/webhook.sh https://ntfy.sh/my-home
+              hearalert listen --threshold smoke_alarm=0.4 --merge-gap 1.5
+            """
+    )
+
+    @Option(help: ArgumentHelp("ALSA capture device (see `hearalert devices`).", valueName: "NAME"))
+    var device = "default"
+
+    @OptionGroup var detection: DetectionOptions
+
+    /// The formats a live stream can use (TSV lists finished events: `detect` only).
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case jsonl, text
+    }
+
+    @Option(help: "jsonl (for programs) or text (for people; coloured on a terminal).")
+    var format: Format = .jsonl
+
+    @Option(parsing: .upToNextOption,
+            help: ArgumentHelp("Program (and its arguments) to run for each alert.", valueName: "PROGRAM ARGS"))
+    var hook: [String] = []
+
+    @Option(help: "Run the hook on alert start, end, or both.")
+    var hookOn: HookRunner.Trigger = .start
+
+    // `.unconditional`: "-1" is a value to refuse with a reason, not an option (see DetectionOptions).
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "S"))
+    var hookTimeout: Double = 10
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Hooks and notifications allowed to run at once; beyond it, an alert skips them.",
+                               valueName: "N"))
+    var hookLimit = 4
+
+    @Option(help: ArgumentHelp("'desktop': a desktop notification for each alert (needs notify-send).",
+                               valueName: "KIND"))
+    var notify: String?
+
+    @Option(help: ArgumentHelp("ALSA playback device for the enhanced microphone signal (headphones).",
+                               valueName: "DEVICE"))
+    var output: String?
+
+    @Flag(help: "With --output, play the microphone unchanged instead of enhanced.")
+    var noEnhance = false
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "S"))
+    var duration: Double?
+
+    mutating func validate() throws {
+        guard notify == nil || notify == "desktop" else { throw ValidationError("--notify knows only 'desktop'") }
+        guard hookTimeout > 0, hookLimit > 0 else { throw ValidationError("--hook-timeout and --hook-limit must be positive") }
+        guard duration.map({ $0 > 0 }) ?? true else { throw ValidationError("--duration must be positive") }
+        guard !noEnhance || output != nil else { throw ValidationError("--no-enhance only makes sense with --output") }
+    }
+
+    mutating func run() throws {
+        let (model, settings) = try detection.load()
+        let detector = try AlertDetector(model: model, settings: settings)
+        let enhancer = output != nil && !noEnhance
+            ? try SpeechEnhancer(configuration: EnhancerConfiguration(), sampleRate: detector.expectedSampleRate) : nil
+        let diagnostics = Diagnostics.standardError
+        let launcher = ProgramLauncher(timeLimit: hookTimeout, maxConcurrent: hookLimit, diagnostics: diagnostics)
+
+        var sinks: [any AlertSink] = [
+            StreamSink(format: format == .jsonl ? .jsonl : .text, colour: StreamSink.isColourTerminal(.standardOutput)),
+        ]
+        if !hook.isEmpty {
+            sinks.append(HookRunner(command: hook, trigger: hookOn, launcher: launcher))
+        }
+        if notify == "desktop" {
+            if let notifier = DesktopNotifier(launcher: launcher) {
+                sinks.append(notifier)
+            } else {
+                diagnostics.report("notify-send is not installed; desktop notifications are off")
+            }
+        }
+        let listener = LiveListener(
+            configuration: ListenConfiguration(captureDevice: device, playbackDevice: output, maxDuration: duration),
+            diagnostics: diagnostics)
+        let signals = StopSignals { listener.stop() }
+        defer { withExtendedLifetime(signals) {} }
+        try listener.run(detector: detector, enhancer: enhancer, dispatcher: AlertDispatcher(sinks: sinks, source: device))
+    }
+}
