@@ -99,3 +99,61 @@ def test_c_core_matches_pytorch_on_the_same_features(trained):
             np.testing.assert_allclose(alertnet_ref.forward(alertnet_ref.load(out), window), want, atol=1e-4, rtol=0)
     finally:
         lib.alertnet_free(handle)
+
+
+# --- the pieces whose semantics must match the host: decision timing, targets, the event tracker ---
+
+from hearalert_train.data import window_targets  # noqa: E402
+from hearalert_train.tracker import TrackerSettings, track  # noqa: E402
+
+
+def test_decision_times_follow_the_host():
+    # AlertDetector: frames first..last; decisionTime = ((first+last)·hop + nFFT)/2/sr, streamTime = (last·hop + nFFT)/sr
+    g = Geometry(frames=48, step=6, hop=256, n_fft=512, sample_rate=16000)
+    starts, centres, ends = g.decisions(100)
+    assert list(starts) == [0, 6, 12, 18, 24, 30, 36, 42, 48]
+    for first, centre, end in zip(starts, centres, ends):
+        last = first + 47
+        assert centre == pytest.approx(((first + last) * 256 + 512) / 2 / 16000)
+        assert end == pytest.approx((last * 256 + 512) / 16000)
+
+
+def test_targets_are_coverage_of_the_window_end():
+    events = [(1.0, 3.0, 0), (2.0, 2.1, 1)]
+    assert list(window_targets(events, 0.9, 2, 0.5)) == [0.0, 0.0]
+    assert window_targets(events, 1.25, 2, 0.5)[0] == pytest.approx(0.5)
+    assert window_targets(events, 2.2, 2, 0.5)[0] == pytest.approx(1.0)
+    assert window_targets(events, 2.2, 2, 0.5)[1] == pytest.approx(1.0)  # a short event counts fully
+    assert window_targets(events, 3.3, 2, 0.5)[0] == pytest.approx(0.4)
+
+
+def _run(scores, settings, thresholds=(0.5,), step=0.1):
+    scores = np.asarray(scores, dtype=np.float32)[:, None]
+    times = np.arange(len(scores)) * step
+    return track(scores, times, times + 0.4, ["siren"], list(thresholds), settings, end_time=len(scores) * step)
+
+
+def test_tracker_hysteresis_merging_min_duration_and_cooldown():
+    plain = TrackerSettings(smoothing_frames=1, off_ratio=0.5, min_duration=0.0, merge_gap=0.15, cooldown=0.0)
+    # On at 0.6 (t=0.1), held through 0.3 (above 0.25), off below 0.25 at t=0.4, ended at t=0.6 when 0.2 s had
+    # passed without a return; a sound returning within the merge gap continues the event (as in Swift).
+    events = _run([0.1, 0.6, 0.3, 0.3, 0.1, 0.1, 0.1, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1], plain)
+    assert [(round(e.onset, 2), round(e.offset, 2), round(e.detected_at, 2)) for e in events] == \
+        [(0.1, 0.4, 0.5), (0.7, 0.9, 1.1)]
+    merged = _run([0.1, 0.6, 0.3, 0.3, 0.1, 0.1, 0.1, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1],
+                  TrackerSettings(smoothing_frames=1, merge_gap=0.5))
+    assert [(round(e.onset, 2), round(e.offset, 2)) for e in merged] == [(0.1, 0.9)]
+    confirmed = _run([0.9, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1],
+                     TrackerSettings(smoothing_frames=1, min_duration=0.15, merge_gap=0.2))
+    assert [(round(e.onset, 2), round(e.detected_at, 2)) for e in confirmed] == [(0.4, 0.6 + 0.4)]
+    cooled = _run([0.9, 0.1, 0.1, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1],
+                  TrackerSettings(smoothing_frames=1, merge_gap=0.1, cooldown=0.5))
+    assert [round(e.onset, 2) for e in cooled] == [0.0]
+    open_at_end = _run([0.1, 0.9, 0.9], plain)
+    assert [(round(e.onset, 2), round(e.offset, 2)) for e in open_at_end] == [(0.1, 0.3)]
+
+
+def test_tracker_smooths_scores_and_times():
+    events = _run([0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], TrackerSettings(smoothing_frames=2, merge_gap=0.1))
+    # smoothed: 0, 0, .5, 1, .5, 0 ...; times averaged over the same decisions: on at (0.1+0.2)/2
+    assert [(round(e.onset, 3), round(e.offset, 3)) for e in events] == [(0.15, 0.45)]
