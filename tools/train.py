@@ -103,7 +103,8 @@ def evaluate_default(model, corpus, spec, geometry) -> float:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--train", required=True, type=Path, help="training corpus folder")
+    p.add_argument("--train", required=True, type=Path, action="append",
+                   help="training corpus folder; repeat to train on several corpora (e.g. synthetic and real)")
     p.add_argument("--val", required=True, type=Path, help="validation corpus (early stopping, tuning)")
     p.add_argument("--test", type=Path, help="test corpus: reported at the end, never used for choices")
     p.add_argument("--out", required=True, type=Path, help="weight file to write (alertnet safetensors)")
@@ -136,15 +137,16 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
 
-    train_corpus, val_corpus = read_corpus(args.train), read_corpus(args.val)
+    train_corpora, val_corpus = [read_corpus(path) for path in args.train], read_corpus(args.val)
     test_corpus = read_corpus(args.test) if args.test else None
-    for c in (train_corpus, val_corpus) + ((test_corpus,) if test_corpus else ()):
+    for c in (*train_corpora, val_corpus) + ((test_corpus,) if test_corpus else ()):
         missing = [label for label in LABELS if label not in c.labels]
         if missing:
             raise SystemExit(f"error: {c.root}: corpus labels lack {', '.join(missing)}")
 
     raw_spec = model_spec()
-    clips = load_features(train_corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)
+    clips = [clip for corpus in train_corpora
+             for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
     spec = dict(raw_spec, normalization=normalisation(clips))
     feature_lib.load_spec(spec)  # validate before spending time on training
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
@@ -203,8 +205,9 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         print(f"tuned on val: thresholds {thresholds}, tracker {settings.as_metadata()}, {tuned}", flush=True)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    trained_on = (f"{train_corpus.meta.get('generator')} seed {train_corpus.meta.get('seed')} "
-                  f"({len(train_corpus.files)} files); val {val_corpus.root.name}; train.py seed {args.seed}, "
+    trained_on = ("; ".join(f"{c.meta.get('generator')} seed {c.meta.get('seed')} split {c.meta.get('split')} "
+                            f"({len(c.files)} files)" for c in train_corpora) +
+                  f"; val {val_corpus.root.name}; train.py seed {args.seed}, "
                   f"step {best[2]}")
     export.export_torch(
         args.out, model, spec, LABELS, [float(t) for t in thresholds], {"frames": args.frames, "step": args.step},
