@@ -25,6 +25,14 @@ public final class ProgramLauncher: Sendable {
         self.diagnostics = diagnostics
     }
 
+    /// Whether `launch` would find `program`: an executable file at that path if it contains a `/`, else on
+    /// `PATH` (as `posix_spawnp` searches). Lets a listener refuse a mistyped hook at start, not at the first alert.
+    public static func canRun(_ program: String) -> Bool {
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+    }
+
     /// How many launched programs have not exited yet.
     public var runningCount: Int { running.withLock { $0.count } }
 
