@@ -39,12 +39,21 @@ struct FeaturesCommand: ParsableCommand {
         } catch {
             // A half-written array would look like a short recording; leave nothing rather than that.
             try? writer.close()
-            try? FileManager.default.removeItem(atPath: output)
+            // Only a file this run wrote: `-o /dev/null` must never unlink the device.
+            if let written = Self.status(of: output), written.st_mode & S_IFMT == S_IFREG {
+                try? FileManager.default.removeItem(atPath: output)
+            }
             throw error
         }
         print(
             "\(output): \(writer.rows) frames × \(writer.columns) \(featureSpec.kind.rawValue) bins from \(input) "
                 + "(\(String(format: "%.2f", reader.duration)) s at \(reader.sourceSampleRate) Hz, "
                 + "\(reader.sourceChannels) channel\(reader.sourceChannels == 1 ? "" : "s"))")
+    }
+
+    /// The file's `stat`, or nil when it does not exist (yet).
+    private static func status(of path: String) -> stat? {
+        var result = stat()
+        return stat(path, &result) == 0 ? result : nil
     }
 }
