@@ -8,17 +8,7 @@ import Testing
     static let clip = fixtures.appendingPathComponent("alerts_clip.wav").path
 
     static func detect(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
-        process.arguments = ["detect", "--model", ListenEndToEndTests.model] + arguments
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, out, err)
+        try runHearAlert(["detect", "--model", ListenEndToEndTests.model] + arguments)
     }
 
     @Test func tsvOnStdoutIsTheDetectorsEventsUnderADCASEHeader() throws {

@@ -204,16 +204,8 @@ import Testing
 
     /// Runs `listen` with arguments that must make it fail before any audio: its status and standard error.
     static func failingListen(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["listen"] + arguments + ["--model", Self.model]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, message)
+        let result = try runHearAlert(["listen"] + arguments + ["--model", Self.model])
+        return (result.status, result.stderr)
     }
 
     @Test func aHookThatCannotRunIsRefusedBeforeListening() throws {
