@@ -28,6 +28,14 @@ struct FeaturesCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where to write the float32 [frames, bins] .npy file.")
     var output: String
 
+    mutating func validate() throws {
+        // The .npy is written while the audio is still being read: the same file for both would destroy the input.
+        if let audio = Self.status(of: input), let target = Self.status(of: output),
+           audio.st_dev == target.st_dev, audio.st_ino == target.st_ino {
+            throw ValidationError("-o \(output) is the input file; choose another name for the .npy")
+        }
+    }
+
     mutating func run() throws {
         let featureSpec = try spec.map { try FeatureSpec(contentsOf: URL(fileURLWithPath: $0)) } ?? FeatureSpec()
         let extractor = try FeatureExtractor(spec: featureSpec)
