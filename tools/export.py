@@ -18,12 +18,12 @@ default architecture, useful for benchmarks and for trying the ``hearalert model
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import struct
 import sys
 from typing import Any
-
-import struct
 
 import numpy as np
 
@@ -129,10 +129,19 @@ def _write_safetensors(path, arrays: dict[str, np.ndarray], metadata: dict[str, 
         offset += size
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)  # the data then starts 8-byte aligned
-    with open(path, "wb") as handle:
-        handle.write(struct.pack("<Q", len(text)) + text)
-        for name in sorted(arrays):
-            handle.write(arrays[name].astype("<f4").tobytes())
+    # Written beside the target and renamed into place: a failed export (disk full, interrupted) never leaves a
+    # truncated model where a working one was.
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "wb") as handle:
+            handle.write(struct.pack("<Q", len(text)) + text)
+            for name in sorted(arrays):
+                handle.write(arrays[name].astype("<f4").tobytes())
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise
 
 
 def _pair(value: Any, what: str) -> list[int]:
