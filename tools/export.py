@@ -320,10 +320,14 @@ def main(argv: list[str] | None = None) -> int:
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
     model.eval()
-    export_torch(args.demo, model, DEFAULT_FEATURES, DEFAULT_LABELS, [0.5] * len(DEFAULT_LABELS),
-                 {"frames": 64, "step": 10}, "random-default-architecture",
-                 f"nothing: random weights, seed {args.seed}",
-                 {"description": "Random weights with the default architecture; for benchmarks and demos."})
+    try:
+        export_torch(args.demo, model, DEFAULT_FEATURES, DEFAULT_LABELS, [0.5] * len(DEFAULT_LABELS),
+                     {"frames": 64, "step": 10}, "random-default-architecture",
+                     f"nothing: random weights, seed {args.seed}",
+                     {"description": "Random weights with the default architecture; for benchmarks and demos."})
+    except OSError as error:
+        print(f"{args.demo}: cannot write: {error.strerror or error}", file=sys.stderr)
+        return 1
     size = os.path.getsize(args.demo)
     print(f"wrote {args.demo} ({size} bytes)")
     return 0

@@ -135,3 +135,7 @@ def test_a_failed_export_keeps_the_previous_file(tmp_path):
     assert path.read_bytes() == b"the previous model"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.safetensors"]
 
+
+def test_script_reports_an_unwritable_output_in_one_line(capsys):
+    assert export.main(["--demo", "/nonexistent/model.safetensors"]) == 1
+    assert capsys.readouterr().err == "/nonexistent/model.safetensors: cannot write: No such file or directory\n"
