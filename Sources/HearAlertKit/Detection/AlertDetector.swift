@@ -26,6 +26,7 @@ public final class AlertDetector {
     private var framesSeen = 0
     private var samplesSeen = 0
 
+    /// Throws when `settings` were made for other labels than the model's, or its feature spec cannot be computed.
     public init(model: AlertModel, settings: TrackerSettings) throws {
         guard settings.labels == model.labels else {
             throw TrackerSettingsError.invalid("the settings' labels \(settings.labels) are not the model's \(model.labels)")

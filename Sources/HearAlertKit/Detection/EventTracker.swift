@@ -33,6 +33,7 @@ public struct EventTracker {
     private var nextSlot = 0
     private var filledSlots = 0
 
+    /// A tracker with every label idle and no history; settings are already validated.
     public init(settings: TrackerSettings) {
         self.settings = settings
         phases = Array(repeating: .idle, count: settings.labels.count)

@@ -18,6 +18,7 @@ public final class ProgramLauncher: Sendable {
     private let running = Mutex<Set<pid_t>>([])
     private let finished = DispatchGroup()
 
+    /// Both limits must be positive (callers validate user input first); failures are reported to `diagnostics`.
     public init(timeLimit: Double, maxConcurrent: Int, diagnostics: Diagnostics = .standardError) {
         precondition(timeLimit > 0 && maxConcurrent > 0, "a launcher needs a time limit and room for one program")
         self.timeLimit = timeLimit
