@@ -71,7 +71,8 @@ import Testing
     @Test func aModelThatIsNotAModelIsNamedInTheError() throws {
         let result = try Self.detect([Self.clip, "--model", Self.clip])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: \(Self.clip): header length "), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: \(Self.clip): not a safetensors model file (its header length "),
+                "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
