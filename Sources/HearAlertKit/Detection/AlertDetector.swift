@@ -58,9 +58,6 @@ public final class AlertDetector {
     /// Samples per second the detector expects (the model's feature sample rate).
     public var expectedSampleRate: Int { Int(sampleRate) }
 
-    /// True while an announced alert has not yet ended.
-    public var hasAnnouncedAlert: Bool { tracker.announcedAlertCount > 0 }
-
     /// True from the first decision above a threshold until the alert ends: when the enhancer keeps alert bands.
     public var isAlertPossible: Bool { tracker.isAnyAlertPossible }
 
