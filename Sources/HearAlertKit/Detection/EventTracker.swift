@@ -42,7 +42,8 @@ public struct EventTracker {
         historyTimes = Array(repeating: 0, count: settings.smoothingFrames)
     }
 
-    /// How many alerts have been announced and not yet ended: while non-zero the enhancer keeps alert bands.
+    /// How many alerts have been announced and not yet ended (the enhancer follows `isAnyAlertPossible`, which
+    /// also covers alerts still rising).
     public var announcedAlertCount: Int {
         phases.reduce(0) { count, phase in
             switch phase {
