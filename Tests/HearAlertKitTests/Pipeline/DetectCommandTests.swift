@@ -83,6 +83,13 @@ import Testing
             + "number of seconds\n")
     }
 
+    @Test func withoutAModelAwayFromTheRepositoryTheErrorSaysHowToNameOne() throws {
+        let result = try runHearAlert(["detect", Self.clip], in: FileManager.default.temporaryDirectory)
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: cannot open models/default.safetensors: No such file or directory "
+            + "(give one with --model FILE or $HEARALERT_MODEL)\n")
+    }
+
     @Test func anUnknownLabelInAThresholdIsRejected() throws {
         let result = try Self.detect([Self.clip, "--threshold", "doorbell=0.5"])
         #expect(result.status != 0)
