@@ -151,7 +151,16 @@ public final class ProgramLauncher: Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        var status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        // ETXTBSY: a file just written (a freshly installed hook) is still open for writing in some child that
+        // another thread forked before the writer closed it, until that child execs. That takes milliseconds, so
+        // retrying for up to a quarter second runs the hook instead of losing the alert's notification.
+        var retries = 0
+        while status == ETXTBSY && retries < 50 {
+            usleep(5_000)
+            retries += 1
+            status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        }
         guard status == 0 else { throw SpawnError(status) }
         return pid
     }
