@@ -55,12 +55,17 @@ public final class ProgramLauncher: Sendable {
         }
         running.withLock { _ = $0.insert(pid) }
         finished.enter()
-        DispatchQueue.global().async { [self] in
+        // A thread of its own, not a GCD global one: the watcher sleeps between polls for up to `timeLimit`, and
+        // a few sleeping GCD workers starve every global queue (the alert sinks, the signal handlers) for a
+        // second or more on a small machine before GCD adds threads.
+        let watcher = Thread { [self] in
             let outcome = watch(pid)
             running.withLock { _ = $0.remove(pid) }
             if let outcome { diagnostics.report("\(program) \(outcome)") }
             finished.leave()
         }
+        watcher.name = "hearalert-hook-\(pid)"
+        watcher.start()
     }
 
     /// Waits up to `grace` seconds for programs still running, then stops the rest (at exit: no orphans).

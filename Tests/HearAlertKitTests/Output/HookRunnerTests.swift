@@ -88,6 +88,21 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("ran").path))
     }
 
+    @Test func runningHooksLeaveGCDFreeForTheSinksAndSignalHandlers() throws {
+        let collected = Collected()
+        let hooks = ProcessInfo.processInfo.activeProcessorCount + 2  // more watchers than GCD has threads
+        let launcher = ProgramLauncher(timeLimit: 10, maxConcurrent: hooks, diagnostics: collected.diagnostics)
+        for _ in 0..<hooks { launcher.launch(["sleep", "30"]) }
+        defer { launcher.finish(grace: 0) }
+        try #require(launcher.runningCount == hooks, "\(collected.all)")
+        usleep(100_000)  // the watchers are polling now
+        let ran = DispatchSemaphore(value: 0)
+        let began = Date()
+        DispatchQueue.global().async { ran.signal() }
+        #expect(ran.wait(timeout: .now() + 5) == .success)
+        #expect(Date().timeIntervalSince(began) < 0.5)
+    }
+
     @Test func failingOrMissingHooksAreReportedNotThrown() throws {
         let (path, _) = try Self.script("exit 3\n")
         let collected = Collected()
