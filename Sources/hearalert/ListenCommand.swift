@@ -21,8 +21,10 @@ struct ListenCommand: ParsableCommand {
 
             Examples:
               hearalert listen --format text
-              hearalert listen --device plughw:CARD=Headset --output default --hook tools/hooks/notify-desktop.sh
-              hearalert listen --threshold smoke_alarm=0.4 --hook tools/hooks/webhook.sh https://ntfy.sh/my-home
+              hearalert listen --device plughw:CARD=Headset --output default
+              hearalert listen --hook tools/hooks/notify-desktop.sh --hook-on both
+              hearalert listen --hook tools/hooks/webhook.sh https://ntfy.sh/my-home
+              hearalert listen --threshold smoke_alarm=0.4 --merge-gap 1.5
             """
     )
 
@@ -31,8 +33,13 @@ struct ListenCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
+    /// The formats a live stream can use (TSV lists finished events: `detect` only).
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case jsonl, text
+    }
+
     @Option(help: "jsonl (for programs) or text (for people; coloured on a terminal).")
-    var format: AlertFormat = .jsonl
+    var format: Format = .jsonl
 
     @Option(parsing: .upToNextOption,
             help: ArgumentHelp("Program (and its arguments) to run for each alert.", valueName: "PROGRAM ARGS"))
@@ -41,10 +48,14 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Run the hook on alert start, end, or both.")
     var hookOn: HookRunner.Trigger = .start
 
-    @Option(help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "S"))
+    // `.unconditional`: "-1" is a value to refuse with a reason, not an option (see DetectionOptions).
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "S"))
     var hookTimeout: Double = 10
 
-    @Option(help: ArgumentHelp("Hooks allowed to run at once; further alerts skip the hook.", valueName: "N"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Hooks and notifications allowed to run at once; beyond it, an alert skips them.",
+                               valueName: "N"))
     var hookLimit = 4
 
     @Option(help: ArgumentHelp("'desktop': a desktop notification for each alert (needs notify-send).",
@@ -58,11 +69,11 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "With --output, play the microphone unchanged instead of enhanced.")
     var noEnhance = false
 
-    @Option(help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "S"))
     var duration: Double?
 
     mutating func validate() throws {
-        guard format != .tsv else { throw ValidationError("listen prints jsonl or text; tsv is for `detect`") }
         guard notify == nil || notify == "desktop" else { throw ValidationError("--notify knows only 'desktop'") }
         guard hookTimeout > 0, hookLimit > 0 else { throw ValidationError("--hook-timeout and --hook-limit must be positive") }
         guard duration.map({ $0 > 0 }) ?? true else { throw ValidationError("--duration must be positive") }
@@ -77,7 +88,9 @@ struct ListenCommand: ParsableCommand {
         let diagnostics = Diagnostics.standardError
         let launcher = ProgramLauncher(timeLimit: hookTimeout, maxConcurrent: hookLimit, diagnostics: diagnostics)
 
-        var sinks: [any AlertSink] = [StreamSink(format: format, colour: StreamSink.isColourTerminal(.standardOutput))]
+        var sinks: [any AlertSink] = [
+            StreamSink(format: format == .jsonl ? .jsonl : .text, colour: StreamSink.isColourTerminal(.standardOutput)),
+        ]
         if !hook.isEmpty {
             sinks.append(HookRunner(command: hook, trigger: hookOn, launcher: launcher))
         }

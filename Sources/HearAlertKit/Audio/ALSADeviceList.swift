@@ -7,7 +7,9 @@ public struct ALSADevice: Sendable, Equatable {
     public var name: String
     /// ALSA's human description, possibly several lines.
     public var description: String
+    /// Usable with `--device` (ALSA lists it for input, or for both directions).
     public var canCapture: Bool
+    /// Usable with `--output` (ALSA lists it for output, or for both directions).
     public var canPlay: Bool
 
     /// Lists every PCM the ALSA configuration defines (`snd_device_name_hint`), in ALSA's order.

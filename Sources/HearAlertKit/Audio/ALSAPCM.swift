@@ -22,6 +22,7 @@ public final class ALSAPCM {
 
     /// The ALSA PCM name actually opened (the requested one, or `plug:` around it).
     public let device: String
+    /// Fixed at open: ALSA streams go one way; `read` and `write` check it.
     public let direction: Direction
     /// Samples per second delivered or expected; always the requested rate (ALSA converts).
     public let sampleRate: Int

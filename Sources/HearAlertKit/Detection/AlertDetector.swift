@@ -8,7 +8,9 @@
 /// centre of that span (its `decisionTime`) and was possible once sample `f·hop + nFFT` had arrived (its
 /// `streamTime`, which becomes `detectedAt`).
 public final class AlertDetector {
+    /// The model whose features, context and labels this detector follows.
     public let model: AlertModel
+    /// The event state so far (which alerts are announced); read-only from outside.
     public private(set) var tracker: EventTracker
     private let features: FeatureExtractor
     private let binCount: Int
@@ -55,8 +57,11 @@ public final class AlertDetector {
     /// Samples per second the detector expects (the model's feature sample rate).
     public var expectedSampleRate: Int { Int(sampleRate) }
 
-    /// True while an announced alert has not yet ended: the enhancer keeps alert bands audible meanwhile.
+    /// True while an announced alert has not yet ended.
     public var hasAnnouncedAlert: Bool { tracker.announcedAlertCount > 0 }
+
+    /// True from the first decision above a threshold until the alert ends: when the enhancer keeps alert bands.
+    public var isAlertPossible: Bool { tracker.isAnyAlertPossible }
 
     /// Consumes samples (mono, at `expectedSampleRate`) and emits any messages the decisions produce, in order.
     public func process(_ samples: UnsafeBufferPointer<Float>, emit: (AlertMessage) -> Void) throws {

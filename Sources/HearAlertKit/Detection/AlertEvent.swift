@@ -4,8 +4,11 @@
 /// `onset` and `offset` estimate when the sound itself began and stopped; `detectedAt` is when enough audio had
 /// arrived for the detector to announce it, so `detectedAt - onset` of a true alert is the onset latency.
 public struct AlertEvent: Sendable, Equatable, Codable {
+    /// The model's label, e.g. `smoke_alarm` (CORPUS.md vocabulary).
     public var label: String
+    /// Estimated start of the sound, stream seconds.
     public var onset: Double
+    /// Estimated end of the sound (the last pause longer than the merge gap began here), stream seconds.
     public var offset: Double
     /// Stream time at which `alert_start` was emitted (the audio needed had all arrived).
     public var detectedAt: Double
@@ -32,6 +35,7 @@ public enum AlertMessage: Sendable, Equatable {
     case started(label: String, score: Float, onset: Double, detectedAt: Double)
     case ended(AlertEvent)
 
+    /// The label the message is about.
     public var label: String {
         switch self {
         case .started(let label, _, _, _): label
@@ -63,6 +67,7 @@ public enum AlertMessage: Sendable, Equatable {
         }
     }
 
+    /// True for `alert_start`: hooks and notifiers mostly act on starts.
     public var isStart: Bool {
         if case .started = self { true } else { false }
     }

@@ -23,6 +23,7 @@ public struct EventTracker {
         case ending(onset: Double, detectedAt: Double, peak: Float, offset: Double)
     }
 
+    /// The rules in force, fixed for the tracker's life.
     public let settings: TrackerSettings
     private var phases: [Phase]
     private var cooldownUntil: [Double]
@@ -47,6 +48,15 @@ public struct EventTracker {
             case .active, .ending: count + 1
             case .idle, .pending: count
             }
+        }
+    }
+
+    /// True while any label is above its threshold or announced: rising (not yet lasted `minDuration`), sounding,
+    /// or within its merge gap. The enhancer keeps alert bands audible meanwhile, so it need not wait for the
+    /// confirmation delay and does not swallow the start of an alarm.
+    public var isAnyAlertPossible: Bool {
+        phases.contains { phase in
+            if case .idle = phase { false } else { true }
         }
     }
 

@@ -4,7 +4,9 @@
 /// mono, and closes any event still open at the end of the file. Not thread-safe (it uses one `AlertModel`);
 /// use one per thread to spread files across cores.
 public final class FileDetector {
+    /// The model every file is run through (one per thread: `AlertModel` is not thread-safe).
     public let model: AlertModel
+    /// Event tracking rules, the same for every file.
     public let settings: TrackerSettings
     /// Samples read per block: large enough that per-call overhead vanishes, small enough to stay in cache.
     public var blockFrames = 4096

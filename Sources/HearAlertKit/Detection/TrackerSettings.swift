@@ -125,7 +125,9 @@ public struct TrackerSettings: Sendable, Equatable {
 
 /// Values a person set on the command line; nil (or absent) means "keep the model's default".
 public struct TrackerOverrides: Sendable, Equatable {
+    /// On-thresholds by label name (`--threshold siren=0.7`); labels not named keep the model's.
     public var thresholds: [String: Float]
+    /// The other fields mirror `TrackerSettings`; see there for what each one trades.
     public var smoothingFrames: Int?
     public var offRatio: Float?
     public var minDuration: Double?

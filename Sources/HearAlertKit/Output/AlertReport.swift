@@ -2,6 +2,7 @@ import Foundation
 
 /// A tracker message as sinks receive it: with the stream it came from and the wall-clock time it was emitted.
 public struct AlertReport: Sendable, Equatable {
+    /// What happened (start or end, label, score, stream times).
     public var message: AlertMessage
     /// The capture device name (live) or the file path (offline).
     public var source: String

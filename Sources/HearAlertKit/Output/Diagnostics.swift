@@ -14,6 +14,7 @@ public struct Diagnostics: Sendable {
         try? FileHandle.standardError.write(contentsOf: Data("hearalert: \(message)\n".utf8))
     }
 
+    /// Hands one line (no trailing newline) to the destination.
     public func report(_ message: String) {
         sink(message)
     }

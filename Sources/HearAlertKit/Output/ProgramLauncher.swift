@@ -10,7 +10,9 @@ import Synchronization
 /// group gets SIGTERM, then SIGKILL. At most `maxConcurrent` run at once; further launches are skipped and
 /// reported, so a hook that hangs cannot pile up processes. Failures are reported, never thrown.
 public final class ProgramLauncher: Sendable {
+    /// Seconds a program may run before its process group is stopped.
     public let timeLimit: Double
+    /// Programs allowed at once; a launch beyond this is skipped and reported.
     public let maxConcurrent: Int
     private let diagnostics: Diagnostics
     private let running = Mutex<Set<pid_t>>([])

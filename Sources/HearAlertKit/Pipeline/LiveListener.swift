@@ -11,14 +11,15 @@ import Synchronization
 ///                                      └─► AlertDispatcher (sink thread): stdout, hooks, notifications
 /// ```
 /// The processing thread allocates nothing per period; it hands messages to the sink thread without waiting.
-/// With a playback device, the headphone feed is the speech enhancer's output (told whenever an announced alert
-/// is sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
+/// With a playback device, the headphone feed is the speech enhancer's output (told whenever an alert is rising
+/// or sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
 ///
 /// Headphone delay, microphone to ear, with the default 2 ms periods: one capture period (2 ms), the enhancer's
 /// own delay (8 ms in low-latency mode: 4 ms to collect a hop plus 4 ms of window), and the playback queue
 /// (2 periods before the device starts, kept at most 4 periods): about 14 ms, plus the sound card's converters.
 /// The hop collection overlaps the capture period when the period divides the hop.
 public final class LiveListener: Sendable {
+    /// Devices, periods and duration, fixed for the listener's life.
     public let configuration: ListenConfiguration
     private let diagnostics: Diagnostics
     private let stopFlag = Atomic<Bool>(false)
@@ -34,6 +35,7 @@ public final class LiveListener: Sendable {
         stopFlag.store(true, ordering: .releasing)
     }
 
+    /// True once `stop()` was called (or `maxDuration` reached and `run` is finishing).
     public var isStopRequested: Bool { stopFlag.load(ordering: .acquiring) }
 
     /// Listens on the calling thread, which becomes the processing thread, until `stop()` or `maxDuration`.
@@ -88,7 +90,7 @@ public final class LiveListener: Sendable {
             let samples = UnsafeBufferPointer(rebasing: block[0..<count])
             try detector.process(samples) { dispatcher.post($0) }
             samplesTaken += count
-            feed?.play(samples, alertSounding: detector.hasAnnouncedAlert)
+            feed?.play(samples, alertSounding: detector.isAlertPossible)
             let dropped = capture.droppedSamples.load(ordering: .relaxed)
             if dropped != droppedReported {
                 diagnostics.report("processing fell behind: \(dropped - droppedReported) captured samples dropped")

@@ -119,12 +119,14 @@ import Testing
     }
 
     @Test func announcedCountFollowsStartsAndEnds() throws {
-        var tracker = EventTracker(settings: try Self.settings(mergeGap: 0))
+        var tracker = EventTracker(settings: try Self.settings(minDuration: 0.05, mergeGap: 0))
         let high: [Float] = [0.9], low: [Float] = [0.1]
         high.withUnsafeBufferPointer { tracker.update(scores: $0, decisionTime: 0, streamTime: 0) { _ in } }
+        #expect(tracker.announcedAlertCount == 0 && tracker.isAnyAlertPossible)  // rising, not yet confirmed
+        high.withUnsafeBufferPointer { tracker.update(scores: $0, decisionTime: 0.1, streamTime: 0.1) { _ in } }
         #expect(tracker.announcedAlertCount == 1)
-        low.withUnsafeBufferPointer { tracker.update(scores: $0, decisionTime: 0.1, streamTime: 0.1) { _ in } }
         low.withUnsafeBufferPointer { tracker.update(scores: $0, decisionTime: 0.2, streamTime: 0.2) { _ in } }
-        #expect(tracker.announcedAlertCount == 0)
+        low.withUnsafeBufferPointer { tracker.update(scores: $0, decisionTime: 0.3, streamTime: 0.3) { _ in } }
+        #expect(tracker.announcedAlertCount == 0 && !tracker.isAnyAlertPossible)
     }
 }

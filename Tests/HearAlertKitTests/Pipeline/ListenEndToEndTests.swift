@@ -7,7 +7,7 @@ import Testing
 /// capture device fed through a FIFO (see ALSATestDevices), real hook processes.
 ///
 /// The FIFO is how the harness controls what the listener hears, given the file plugin's two traits: the test
-/// writes exactly the audio it wants (paced at four times real time), then either `--duration` stops the
+/// writes exactly the audio it wants (paced at twice real time), then either `--duration` stops the
 /// listener after exactly that much, or SIGINT does, always before the writer closes the FIFO (after which the
 /// plugin would repeat its last block forever).
 @Suite struct ListenEndToEndTests {
@@ -58,15 +58,16 @@ import Testing
             let path = devices.inputPath
             Thread { [closeInput, inputClosed] in
                 // Opening blocks until the listener's capture device opens the FIFO for reading. The audio then
-                // goes in at four times real time, as a microphone would deliver it, only faster: unpaced, the
-                // capture thread would outrun processing (a debug build runs at ~30x real time) and drop audio.
+                // goes in at twice real time, as a microphone would deliver it, only faster: unpaced, the capture
+                // thread would outrun processing (a debug build on a busy machine manages a few times real time)
+                // and drop audio.
                 guard let fifo = FileHandle(forWritingAtPath: path) else { return }
-                let chunk = 3_200  // 100 ms of 16-bit samples, every 25 ms
+                let chunk = 3_200  // 100 ms of 16-bit samples, every 50 ms
                 var offset = 0
                 while offset < data.count {
                     try? fifo.write(contentsOf: data[offset..<min(data.count, offset + chunk)])
                     offset += chunk
-                    usleep(25_000)
+                    usleep(50_000)
                 }
                 closeInput.wait()
                 try? fifo.close()
