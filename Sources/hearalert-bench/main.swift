@@ -10,6 +10,7 @@ let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("inference", InferenceBenchmark.run),
     ("realtime-probe", RealtimeProbe.run),
     ("detection", DetectionBenchmark.run),
+    ("enhancer", EnhancementBenchmark.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

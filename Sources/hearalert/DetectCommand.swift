@@ -33,21 +33,29 @@ struct DetectCommand: ParsableCommand {
 
     mutating func run() throws {
         let (model, settings) = try detection.load()
+        let targets = try output.map(resultFiles)
         if let output {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            } catch {
+                throw DetectOutputError.cannotCreateFolder(path: output, reason: DetectOutputError.reason(error))
+            }
         } else if format == .tsv {
             print(AlertLineFormatter.tsvHeader)
         }
         let detector = FileDetector(model: model, settings: settings)
         var failures = 0
-        for path in files {
+        for (index, path) in files.enumerated() {
             do {
                 let lines = try detect(path, with: detector)
-                if let output {
-                    let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-                    let target = URL(fileURLWithPath: output).appendingPathComponent("\(stem).\(format.fileExtension)")
+                if let target = targets?[index] {
                     let header = format == .tsv ? [AlertLineFormatter.tsvHeader] : []
-                    try (header + lines).map { $0 + "\n" }.joined().write(to: target, atomically: true, encoding: .utf8)
+                    do {
+                        try (header + lines).map { $0 + "\n" }.joined()
+                            .write(to: target, atomically: true, encoding: .utf8)
+                    } catch {
+                        throw DetectOutputError.cannotWrite(path: target.path, reason: DetectOutputError.reason(error))
+                    }
                 } else {
                     for line in lines { print(line) }
                 }
@@ -58,6 +66,20 @@ struct DetectCommand: ParsableCommand {
             }
         }
         if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// The result file of each input in `folder`, refusing two inputs that would overwrite one result.
+    private func resultFiles(in folder: String) throws -> [URL] {
+        var firstInput: [URL: String] = [:]
+        return try files.map { path in
+            let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            let target = URL(fileURLWithPath: folder).appendingPathComponent("\(stem).\(format.fileExtension)")
+            if let first = firstInput[target] {
+                throw DetectOutputError.sameResultFile(first: first, second: path, target: target.path)
+            }
+            firstInput[target] = path
+            return target
+        }
     }
 
     /// The output lines for one file.

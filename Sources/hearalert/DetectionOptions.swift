@@ -12,23 +12,43 @@ struct DetectionOptions: ParsableArguments {
                                valueName: "LABEL=P"))
     var thresholds: [String] = []
 
-    @Option(help: ArgumentHelp("Decisions averaged before thresholds apply (1 = none).", valueName: "N"))
+    // The numbers below parse `.unconditional`ly so that "-1" is read as a value and refused with a reason
+    // instead of being taken for an option ("missing value for --cooldown").
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Decisions averaged before thresholds apply (1 = none).", valueName: "N"))
     var smoothing: Int?
 
-    @Option(help: ArgumentHelp("Off-threshold as a fraction of the on-threshold (hysteresis).", valueName: "R"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Off-threshold as a fraction of the on-threshold (hysteresis).", valueName: "R"))
     var offRatio: Float?
 
-    @Option(help: ArgumentHelp("Seconds an alert must last before it is announced.", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds an alert must last before it is announced.", valueName: "S"))
     var minDuration: Double?
 
-    @Option(help: ArgumentHelp("Pauses shorter than this stay inside one event (beeping alarms).", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Pauses shorter than this stay inside one event (beeping alarms).", valueName: "S"))
     var mergeGap: Double?
 
-    @Option(help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
     var cooldown: Double?
+
+    /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
+    func validate() throws {
+        _ = try labelThresholds()
+    }
 
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
+        let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
+        let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
+                                         offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
+                                         cooldown: cooldown)
+        return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
+    }
+
+    private func labelThresholds() throws -> [String: Float] {
         var parsed: [String: Float] = [:]
         for item in thresholds {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -37,10 +57,7 @@ struct DetectionOptions: ParsableArguments {
             }
             parsed[parts[0]] = value
         }
-        let loaded = try AlertModel(path: model)
-        let overrides = TrackerOverrides(thresholds: parsed, smoothingFrames: smoothing, offRatio: offRatio,
-                                         minDuration: minDuration, mergeGap: mergeGap, cooldown: cooldown)
-        return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
+        return parsed
     }
 }
 

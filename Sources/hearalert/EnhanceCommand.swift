@@ -31,7 +31,7 @@ struct EnhanceCommand: ParsableCommand {
     @Option(help: "Framing: low-latency (4 ms delay + 4 ms hop) or higher-quality (24 ms delay + 8 ms hop).")
     var mode: EnhancerConfiguration.Mode = .lowLatency
 
-    @Option(help: "Noise suppression from 0 (unchanged) to 1 (strongest, -25 dB floor).")
+    @Option(help: "Noise suppression from 0 (unchanged) to 1 (strongest: over-subtraction up to 1.75, -30 dB floor).")
     var strength: Float = EnhancerConfiguration().strength
 
     @Option(help: """

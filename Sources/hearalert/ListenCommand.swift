@@ -34,7 +34,7 @@ struct ListenCommand: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     /// The formats a live stream can use (TSV lists finished events: `detect` only).
-    enum Format: String, ExpressibleByArgument {
+    enum Format: String, CaseIterable, ExpressibleByArgument {
         case jsonl, text
     }
 
@@ -48,10 +48,13 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Run the hook on alert start, end, or both.")
     var hookOn: HookRunner.Trigger = .start
 
-    @Option(help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "S"))
+    // `.unconditional`: "-1" is a value to refuse with a reason, not an option (see DetectionOptions).
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "S"))
     var hookTimeout: Double = 10
 
-    @Option(help: ArgumentHelp("Hooks and notifications allowed to run at once; beyond it, an alert skips them.",
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Hooks and notifications allowed to run at once; beyond it, an alert skips them.",
                                valueName: "N"))
     var hookLimit = 4
 
@@ -66,7 +69,8 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "With --output, play the microphone unchanged instead of enhanced.")
     var noEnhance = false
 
-    @Option(help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "S"))
     var duration: Double?
 
     mutating func validate() throws {

@@ -22,10 +22,10 @@ struct ModelCheckCommand: ParsableCommand {
 
     mutating func run() throws {
         do {
-            let summary = try AlertModelCheck.run(path: file)
+            let summary = try ModelFileError.naming(file) { try AlertModelCheck.run(path: file) }
             print("\(file): OK: \(summary)")
         } catch {
-            FileHandle.standardError.write(Data("\(file): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode.failure
         }
     }

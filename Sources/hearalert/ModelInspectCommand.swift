@@ -19,6 +19,6 @@ struct ModelInspectCommand: ParsableCommand {
     var file: String
 
     mutating func run() throws {
-        print(try AlertModelReport(path: file).text)
+        print(try ModelFileError.naming(file) { try AlertModelReport(path: file) }.text)
     }
 }

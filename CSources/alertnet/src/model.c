@@ -237,10 +237,15 @@ alertnet_status alertnet_load_file(const char *path, alertnet_model **model, ale
     alertnet_status s = ALERTNET_OK;
     if (size < 0 || fseek(file, 0, SEEK_SET) != 0) {
         s = an_fail(error, ALERTNET_ERROR_IO, "cannot size %.300s (not a regular file?)", path);
-    } else if (!(bytes = malloc(size ? (size_t)size : 1))) {
+    } else if (fgetc(file) == EOF && ferror(file)) {
+        /* A directory opens and "sizes" as LONG_MAX on Linux; one byte read first gives its real error (EISDIR)
+         * instead of a bogus out-of-memory for an exabyte buffer. C11 has no portable stat to ask up front. */
+        s = an_fail(error, ALERTNET_ERROR_IO, "cannot read %.300s: %s", path, strerror(errno));
+    } else if (rewind(file), !(bytes = malloc(size ? (size_t)size : 1))) { /* rewind: undo the probe */
         s = an_fail(error, ALERTNET_ERROR_MEMORY, "out of memory reading %.300s (%ld bytes)", path, size);
     } else if (fread(bytes, 1, (size_t)size, file) != (size_t)size) {
-        s = an_fail(error, ALERTNET_ERROR_IO, "cannot read %.300s", path);
+        s = an_fail(error, ALERTNET_ERROR_IO, "cannot read %.300s: %s", path,
+                    ferror(file) ? strerror(errno) : "it is shorter than its size (changed while reading?)");
     }
     fclose(file);
     if (s == ALERTNET_OK) s = alertnet_load_memory(bytes, (size_t)size, model, error);

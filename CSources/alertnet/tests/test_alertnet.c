@@ -103,6 +103,9 @@ static void test_container_errors(void) {
     model = (alertnet_model *)1;
     CHECK(alertnet_load_file("/nonexistent/model.safetensors", &model, &error) == ALERTNET_ERROR_IO &&
           model == NULL && strstr(error.message, "cannot open"), "missing file: %s", error.message);
+    model = (alertnet_model *)1;
+    CHECK(alertnet_load_file(".", &model, &error) == ALERTNET_ERROR_IO && model == NULL &&
+          strstr(error.message, "cannot read ."), "directory: %s", error.message);
     CHECK(alertnet_load_memory("x", 1, NULL, &error) == ALERTNET_ERROR_ARGUMENT, "NULL model pointer");
 }
 

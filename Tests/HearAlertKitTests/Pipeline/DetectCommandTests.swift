@@ -42,12 +42,54 @@ import Testing
         #expect(lines.allSatisfy { $0.contains("\"source\":\"\(Self.clip)\"") })
     }
 
+    @Test func twoInputsOfOneNameAreRefusedRatherThanOneResultOverwritten() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearalert-detect-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("in/alerts_clip.wav")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.clip, toPath: copy.path)
+        let out = folder.appendingPathComponent("out")
+        let result = try Self.detect([Self.clip, copy.path, "--format", "tsv", "--output", out.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: \(Self.clip) and \(copy.path) would both be written to "
+            + "\(out.path)/alerts_clip.tsv; run them separately or rename one\n")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func anOutputFolderThatCannotBeMadeIsOneLine() throws {
+        let result = try Self.detect([Self.clip, "--output", "\(Self.clip)/out"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: cannot create the output folder \(Self.clip)/out: Not a directory\n")
+    }
+
     @Test func aBadFileIsReportedAndTheOthersStillRun() throws {
         let result = try Self.detect(["/nonexistent/missing.wav", Self.clip, "--format", "text",
                                       "--threshold", "siren=0.6"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("/nonexistent/missing.wav"))
         #expect(result.stdout.contains("alerts_clip.wav  siren  0.97–3.09 s"), "\(result.stdout)")
+    }
+
+    @Test func aMalformedThresholdIsAUsageErrorOfDetect() throws {
+        let result = try Self.detect([Self.clip, "--threshold", "siren"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--threshold wants LABEL=P, e.g. siren=0.7; got 'siren'"))
+        #expect(result.stderr.contains("Usage: hearalert detect "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func aModelThatIsNotAModelIsNamedInTheError() throws {
+        let result = try Self.detect([Self.clip, "--model", Self.clip])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: \(Self.clip): header length "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func aNegativeDurationIsRefusedWithItsReason() throws {
+        let result = try Self.detect([Self.clip, "--min-duration", "-1"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: invalid event-tracking setting: minimum duration -1.0 is not a non-negative "
+            + "number of seconds\n")
     }
 
     @Test func anUnknownLabelInAThresholdIsRejected() throws {
