@@ -442,11 +442,14 @@ final class DetectorStage: ProbeStage {
     var summary: String { "AlertDetector.process (tone model), alerts announced and ended" }
 }
 
-/// The live pipeline's work per capture period, on one thread and without a sound card: ALSA capture (a `type file`
-/// PCM reading the probe's audio) → capture ring → AlertDetector → speech enhancer, hop by hop, told whether an
-/// alert is possible → playback ring → ALSA playback (a `type file` PCM writing to /dev/null). The same calls
-/// `LiveListener` makes on its capture, processing and playback threads, minus the waiting.
+/// The live pipeline's work, on one thread and without a sound card, in the periods `listen` uses with headphones
+/// (2 ms, five per frame): ALSA capture (a `type file` PCM reading the probe's audio) → capture ring →
+/// AlertDetector → speech enhancer, hop by hop, told whether an alert is possible → playback ring → ALSA playback
+/// (a `type file` PCM writing to /dev/null). The same calls `LiveListener` makes on its capture, processing and
+/// playback threads, minus the waiting.
 final class LiveChainStage: ProbeStage {
+    private let framesPerLoop: Int
+    private let livePeriod: Int
     private let folder: URL
     private let capture: ALSAPCM
     private let playback: ALSAPCM
@@ -454,7 +457,7 @@ final class LiveChainStage: ProbeStage {
     private let playbackRing = SPSCRingBuffer(minimumCapacity: 8 * RealtimeProbe.periodSamples)
     private let detector: AlertDetector
     private let enhancer: SpeechEnhancer
-    private let period = UnsafeMutableBufferPointer<Float>.allocate(capacity: RealtimeProbe.periodSamples)
+    private let period: UnsafeMutableBufferPointer<Float>
     private let hopInput: UnsafeMutableBufferPointer<Float>
     private let hopOutput: UnsafeMutableBufferPointer<Float>
     private var hopFilled = 0
@@ -463,6 +466,7 @@ final class LiveChainStage: ProbeStage {
     private var failures = 0
 
     init(audio: ProbeAudio) throws {
+        framesPerLoop = audio.framesPerLoop
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearalert-probe-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // The file PCM does not pace reads and repeats its last block at the end: give it all the audio the
@@ -485,10 +489,16 @@ final class LiveChainStage: ProbeStage {
             pcm.hearalert_probe_playback { type file; slave.pcm null; file "/dev/null"; format raw }
             """.write(to: config, atomically: true, encoding: .utf8)
         setenv("ALSA_CONFIG_PATH", config.path, 1)
+        let seconds = ListenConfiguration(playbackDevice: "hearalert_probe_playback").effectivePeriodSeconds
+        livePeriod = Int((seconds * 16_000).rounded())
+        guard RealtimeProbe.periodSamples.isMultiple(of: livePeriod) else {
+            throw ProbeError("live-chain: the listener's \(livePeriod)-sample period does not divide a probe frame")
+        }
         capture = try ALSAPCM(device: "hearalert_probe_capture", direction: .capture, sampleRate: 16_000,
-                              periodFrames: RealtimeProbe.periodSamples)
+                              periodFrames: livePeriod)
         playback = try ALSAPCM(device: "hearalert_probe_playback", direction: .playback, sampleRate: 16_000,
-                               periodFrames: RealtimeProbe.periodSamples)
+                               periodFrames: livePeriod)
+        period = .allocate(capacity: livePeriod)
         let (model, settings) = try loadToneModel()
         detector = try AlertDetector(model: model, settings: settings)
         enhancer = try SpeechEnhancer(configuration: EnhancerConfiguration(), sampleRate: 16_000)
@@ -505,6 +515,10 @@ final class LiveChainStage: ProbeStage {
     }
 
     func process(frame: Int) {
+        for _ in 0..<(RealtimeProbe.periodSamples / livePeriod) { processPeriod() }
+    }
+
+    private func processPeriod() {
         do {
             // Capture thread: device → ring.
             let captured = try capture.read(into: period)
@@ -544,12 +558,14 @@ final class LiveChainStage: ProbeStage {
     }
 
     func verify(frames: Int) throws {
-        guard failures == 0, started >= frames / 800, played >= (frames - 1) * RealtimeProbe.periodSamples else {
+        guard failures == 0, started >= frames / framesPerLoop, played >= (frames - 1) * RealtimeProbe.periodSamples else {
             throw ProbeError("live-chain: \(failures) failures, \(started) alerts, \(played) samples played")
         }
     }
 
-    var summary: String { "ALSA capture → ring → AlertDetector → SpeechEnhancer → ring → ALSA playback" }
+    var summary: String {
+        "ALSA capture → ring → AlertDetector → SpeechEnhancer → ring → ALSA playback, in the listener's periods"
+    }
 }
 
 /// Allocates one small array per frame on purpose: the test runs it to prove it sees an allocating frame.
