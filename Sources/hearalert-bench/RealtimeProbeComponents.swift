@@ -167,7 +167,9 @@ final class ModelStage: ProbeStage {
         guard failures == 0, predictions >= frames / Self.defaultModelInterval else {
             throw ProbeError("cnn: predictions failed")
         }
-        guard models.allSatisfy({ $0.scores.allSatisfy(\.isFinite) }) else { throw ProbeError("cnn: non-finite scores") }
+        guard models.allSatisfy({ $0.scores.allSatisfy(\.isFinite) }) else {
+            throw ProbeError("cnn: non-finite scores")
+        }
     }
 
     var summary: String { "AlertModel.predict, \(models.count) models (default architecture + fixtures)" }

@@ -99,7 +99,9 @@ final class LiveChainStage: ProbeStage {
         let config = folder.appendingPathComponent("asound.conf")
         try """
             </usr/share/alsa/alsa.conf>
-            pcm.hearalert_probe_capture { type file; slave.pcm null; file "/dev/null"; infile "\(input.path)"; format raw }
+            pcm.hearalert_probe_capture {
+                type file; slave.pcm null; file "/dev/null"; infile "\(input.path)"; format raw
+            }
             pcm.hearalert_probe_playback { type file; slave.pcm null; file "/dev/null"; format raw }
             """.write(to: config, atomically: true, encoding: .utf8)
         setenv("ALSA_CONFIG_PATH", config.path, 1)
@@ -172,7 +174,8 @@ final class LiveChainStage: ProbeStage {
     }
 
     func verify(frames: Int) throws {
-        guard failures == 0, started >= frames / framesPerLoop, played >= (frames - 1) * RealtimeProbe.periodSamples else {
+        let expectedPlayed = (frames - 1) * RealtimeProbe.periodSamples
+        guard failures == 0, started >= frames / framesPerLoop, played >= expectedPlayed else {
             throw ProbeError("live-chain: \(failures) failures, \(started) alerts, \(played) samples played")
         }
     }
