@@ -6,7 +6,8 @@ audio and prints nothing that depends on N. Under valgrind's memcheck, the heap'
 per-frame allocation adds at least N. One run pair covers every stage; only when the totals differ are the
 stages run one by one to name the culprit. A deliberately allocating stage shows the check can fail.
 
-The probe is the release build (what people run). Valgrind 3.19 cannot read the DWARF 5 debug information Swift
+The probe is the release build, what people run (a debug build allocates about a thousand times per frame:
+unoptimised Swift boxes and copies freely, so it says nothing about the product). Valgrind 3.19 cannot read the DWARF 5 debug information Swift
 writes, so it runs a copy without debug sections. Hashing is made deterministic (SWIFT_DETERMINISTIC_HASHING):
 Swift seeds it randomly per process, which changes how many allocations building the components takes.
 
