@@ -25,7 +25,8 @@ let package = Package(
             dependencies: [
                 "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Enhancement/README.md", "Evaluation/README.md"]
         ),
 
         /// The command-line tool: parses, builds a configuration, calls HearAlertKit, prints.
@@ -56,8 +57,10 @@ let package = Package(
 
         .executableTarget(
             name: "hearalert-bench",
-            dependencies: ["HearAlertKit"]
+            dependencies: ["HearAlertKit", "CAllocationCounter"]
         ),
+        /// Counts every heap allocation of the bench process (it replaces malloc by symbol interposition).
+        .target(name: "CAllocationCounter"),
 
         // MARK: - Tests
 

@@ -34,7 +34,8 @@ from hearalert_corpus.sources import list_audio  # noqa: E402
 from hearalert_corpus.speech import SpeechSource, espeak_version  # noqa: E402
 from hearalert_corpus.writer import format_summary, prepare, summarise, write_clip, write_tables  # noqa: E402
 
-ROOM_STREAM = 1_000_003  # seed-sequence key of the room bank, apart from every file index
+ROOM_STREAM = 1_000_003  # seed-sequence keys of the room and utterance banks, apart from every file index
+SPEECH_STREAM = 1_000_033
 
 
 @dataclasses.dataclass
@@ -72,9 +73,14 @@ def _room_from_seed(seed_seq: np.random.SeedSequence):
     return random_room(np.random.default_rng(seed_seq))
 
 
+def _utterance_from_seed(args: tuple[SpeechSource, str, np.random.SeedSequence]):
+    speech, workdir, seed_seq = args
+    return speech.speak(np.random.default_rng(seed_seq), workdir)
+
+
 def generate(out: Path, split: str, seed: int, files: int, settings: MixSettings, workers: int,
              speech_dir: str | None = None, noise_dir: str | None = None, alerts_dir: str | None = None,
-             rooms: int | None = None, progress: bool = True) -> dict:
+             rooms: int | None = None, utterances: int | None = None, progress: bool = True) -> dict:
     """Write one split's corpus to `out`; returns its summary."""
     prepare(out)
     alert_recordings = {}
@@ -84,6 +90,8 @@ def generate(out: Path, split: str, seed: int, files: int, settings: MixSettings
             alert_recordings[label] = list_audio(folder, split) if folder.is_dir() else []
     rooms = rooms if rooms is not None else int(np.clip(files // 8, 4, 80))
     room_seeds = np.random.SeedSequence([seed, SPLITS.index(split), ROOM_STREAM]).spawn(rooms)
+    utterances = utterances if utterances is not None else int(np.clip(files, 40, 1000))
+    speech_seeds = np.random.SeedSequence([seed, SPLITS.index(split), SPEECH_STREAM]).spawn(utterances)
     ctx = get_context("fork")
     with tempfile.TemporaryDirectory(prefix="hearalert-corpus-") as workdir:
         speech = SpeechSource.for_split(split, list_audio(speech_dir, split))
@@ -91,6 +99,7 @@ def generate(out: Path, split: str, seed: int, files: int, settings: MixSettings
         job = Job(out, split, seed, settings, sources, workdir)
         with ctx.Pool(workers) as pool:
             sources.rooms = pool.map(_room_from_seed, room_seeds)
+            speech.bank = pool.map(_utterance_from_seed, [(speech, workdir, s) for s in speech_seeds], chunksize=8)
         with ctx.Pool(workers, initializer=_init_worker, initargs=(job,)) as pool:
             rows = list(tqdm(pool.imap(_make_one, range(files), chunksize=2), total=files,
                              desc=f"{split} clips", unit="clip", disable=not progress))
@@ -106,7 +115,7 @@ def generate(out: Path, split: str, seed: int, files: int, settings: MixSettings
         "settings": dataclasses.asdict(settings),
         "espeak_ng": espeak_version(),
         "speech": {"espeak_languages": speech.languages, "espeak_variants": speech.variants,
-                   "recordings": len(speech.recordings)},
+                   "utterance_bank": len(speech.bank), "recordings": len(speech.recordings)},
         "noise_recordings": len(sources.noise_recordings),
         "alert_recordings": {label: [p.name for p in paths] for label, paths in alert_recordings.items()},
         "rooms": len(sources.rooms),

@@ -61,7 +61,7 @@ private struct SplitMix {
 
 /// The default architecture as an alertnet file in memory (batch-norm folded, as tools/export.py writes it):
 /// conv 5x5/2 -> 16, pool, conv 3x3 -> 32, pool, conv 3x3 -> 64, pool, conv 3x3 -> 128, global average, dense -> 6.
-private enum DefaultArchitectureFile {
+enum DefaultArchitectureFile {
     static func bytes(seed: UInt64) throws -> [UInt8] {
         var generator = SplitMix(state: seed)
         var tensors: [(name: String, shape: [Int])] = []

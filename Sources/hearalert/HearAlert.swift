@@ -18,6 +18,7 @@ struct HearAlert: ParsableCommand {
             ListenCommand.self,
             DetectCommand.self,
             DevicesCommand.self,
+            EvaluateCommand.self,
         ]
     )
 }

@@ -32,7 +32,7 @@ EVENT_GAP = 1.0  # CORPUS.md: gaps shorter than 1 s inside one alert belong to t
 class MixSettings:
     clip_seconds: float = 10.0
     alert_free_fraction: float = 0.25
-    two_alert_fraction: float = 0.2
+    two_alert_fraction: float = 0.3
     speech_fraction: float = 0.8
     negative_fraction: float = 0.35
     room_fraction: float = 0.75

@@ -69,12 +69,14 @@ def _by_split(items: list[str], split: str) -> list[str]:
 
 @dataclass
 class SpeechSource:
-    """Where one split's speech comes from: its espeak-ng languages and variants, and its recordings."""
+    """Where one split's speech comes from: its espeak-ng languages and variants, a bank of utterances spoken
+    with them (synthesised once per split, so clips and babble draw from it cheaply), and its recordings."""
 
     split: str
     languages: list[str]
     variants: list[str]
     recordings: list[Path] = field(default_factory=list)
+    bank: list[tuple[np.ndarray, str]] = field(default_factory=list)
 
     @classmethod
     def for_split(cls, split: str, recordings: list[Path]) -> "SpeechSource":
@@ -83,17 +85,28 @@ class SpeechSource:
         usable = [lang for lang in _by_split(languages, split) if _speaks(lang)]
         return cls(split, usable, _by_split(variants, split), recordings)
 
-    def utterance(self, rng: np.random.Generator, workdir: str) -> tuple[np.ndarray, str]:
-        """One utterance (float32 at SAMPLE_RATE) and a short description of its voice."""
-        if self.recordings and rng.random() < 0.7:
-            path = self.recordings[int(rng.integers(len(self.recordings)))]
-            x = load_audio(path)
-            return random_excerpt(x, min(len(x), int(rng.uniform(2, 8) * SAMPLE_RATE)), rng), path.name
+    def speak(self, rng: np.random.Generator, workdir: str) -> tuple[np.ndarray, str]:
+        """A new espeak-ng utterance: random voice of this split, rate, pitch and pseudo-sentence."""
         voice = str(rng.choice(self.languages))
         if self.variants and rng.random() < 0.8:
             voice += "+" + str(rng.choice(self.variants))
         rate, pitch = int(rng.integers(110, 230)), int(rng.integers(5, 95))
-        return synthesise(pseudo_sentence(rng), voice, rate, pitch, workdir), f"espeak:{voice}:s{rate}:p{pitch}"
+        x = synthesise(pseudo_sentence(rng), voice, rate, pitch, workdir)[: MAX_UTTERANCE * SAMPLE_RATE]
+        return x, f"espeak:{voice}:s{rate}:p{pitch}"
+
+    def utterance(self, rng: np.random.Generator, workdir: str) -> tuple[np.ndarray, str]:
+        """One utterance (float32 at SAMPLE_RATE) and a short description of its voice: from the recordings
+        (70 % when there are any), else from the bank, else freshly spoken."""
+        if self.recordings and rng.random() < 0.7:
+            path = self.recordings[int(rng.integers(len(self.recordings)))]
+            x = load_audio(path)
+            return random_excerpt(x, min(len(x), int(rng.uniform(2, 8) * SAMPLE_RATE)), rng), path.name
+        if self.bank:
+            return self.bank[int(rng.integers(len(self.bank)))]
+        return self.speak(rng, workdir)
+
+
+MAX_UTTERANCE = 8  # seconds; some voices spell unknown words letter by letter and run on
 
 
 def pseudo_sentence(rng: np.random.Generator) -> str:

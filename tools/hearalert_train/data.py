@@ -126,6 +126,18 @@ def window_targets(events: list[tuple[float, float, int]], end: float, n_labels:
     return target
 
 
+def _shift_bands(feature: np.ndarray, k: int, floor: np.floating) -> np.ndarray:
+    """Move a [frames, bands] log-Mel window `k` bands up (k > 0) or down, filling with the floor."""
+    if k == 0:
+        return feature
+    out = np.full_like(feature, floor)
+    if k > 0:
+        out[:, k:] = feature[:, :-k]
+    else:
+        out[:, :k] = feature[:, -k:]
+    return out
+
+
 class WindowSampler:
     """Class-balanced batches of augmented training windows (normalised features) with their targets."""
 
@@ -190,8 +202,10 @@ class WindowSampler:
             alert_gain = 0.0
             if clip.alert_snr_db is not None and rng.random() < 0.7:
                 alert_gain = rng.uniform(*self.snr_range) - clip.alert_snr_db
-            power = self._power(clip.background[first:first + t]) + self._power(clip.alert[first:first + t],
-                                                                                alert_gain)
+            alert = clip.alert[first:first + t]
+            if rng.random() < 0.5:  # a few Mel bands up or down: roughly a pitch shift, new devices' tones
+                alert = _shift_bands(alert, int(rng.integers(-3, 4)), self.floor)
+            power = self._power(clip.background[first:first + t]) + self._power(alert, alert_gain)
             if self.present and rng.random() < self.mix_fraction:  # a second alert from another clip
                 j, first2 = self._positive(int(rng.choice(self.present)))
                 if self.clips[j].alert is not None:
@@ -201,8 +215,12 @@ class WindowSampler:
                 j, first2 = self._random()
                 power = power + self._power(self.clips[j].background[first2:first2 + t], rng.uniform(-10, 0))
             feature = self._feature(power * np.float32(10 ** (level / 10)))
-        feature = np.maximum(feature, self.floor)
-        return (feature - self.mean) / self.std, target
+        feature = (np.maximum(feature, self.floor) - self.mean) / self.std
+        if rng.random() < 0.3:  # frequency masking (SpecAugment): no single band may decide
+            width = int(rng.integers(1, 8))
+            low = int(rng.integers(0, feature.shape[1] - width))
+            feature[:, low:low + width] = 0.0
+        return feature, target
 
     def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         xs, ys = zip(*(self._sample() for _ in range(size)))

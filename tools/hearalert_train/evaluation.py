@@ -117,6 +117,19 @@ def onset_latencies(corpus: Corpus, detections: dict[str, list[Detection]],
     return out
 
 
+def onset_errors(corpus: Corpus, detections: dict[str, list[Detection]]) -> list[float]:
+    """Stamped onset minus reference onset for the nearest same-label detection within 1 s of each reference
+    event: shows whether the tracker's onsets sit inside the 200 ms collar, early or late."""
+    errors = []
+    for f in corpus.files:
+        dets = detections.get(f.filename, [])
+        for e in corpus.events_of(f.filename):
+            near = [d.onset - e.onset for d in dets if d.label == e.label and abs(d.onset - e.onset) <= 1.0]
+            if near:
+                errors.append(min(near, key=abs))
+    return errors
+
+
 def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
          grid_thresholds=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
          grid_smoothing=(1, 2, 3), grid_merge=(0.3, 0.6, 1.0), grid_min=(0.0, 0.1)) -> tuple[list[float],
@@ -163,6 +176,10 @@ def full_report(corpus: Corpus, predictions: list[ClipPrediction], labels: list[
     lat = onset_latencies(corpus, dets)
     report["latency"] = {"overall": _latency_summary([v for vs in lat.values() for v in vs]),
                          "per_label": {label: _latency_summary(lat.get(label, [])) for label in labels}}
+    errors = onset_errors(corpus, dets)
+    report["onset_error"] = {"count": len(errors),
+                             "median_s": round(float(np.median(errors)), 3) if errors else None,
+                             "within_collar": round(float(np.mean(np.abs(errors) <= COLLAR)), 3) if errors else None}
     buckets = {}
     for lo, hi in SNR_BUCKETS:
         names = [f.filename for f in corpus.files
@@ -190,6 +207,9 @@ def format_report(report: dict, labels: list[str]) -> str:
     fa = report["false_alarms"]
     lines.append(f"false alarms on alert-free audio: {fa['count']} in {fa['alert_free_hours']} h = "
                  f"{fa['per_hour']} per hour")
+    err = report["onset_error"]
+    lines.append(f"stamped onset - true onset (nearest within 1 s): median {err['median_s']} s, "
+                 f"{err['within_collar']} of {err['count']} within the 200 ms collar")
     lines.append("macro onset F1 by alert SNR (dB): " + ", ".join(
         f"{b}: {v['macro_f1']:.3f} ({v['files']} files)" for b, v in report["by_alert_snr_db"].items()))
     return "\n".join(lines)

@@ -18,13 +18,15 @@ public struct EnhancerConfiguration: Sendable, Equatable {
 
     /// The analysis/synthesis framing.
     public var mode: Mode
-    /// 0 passes the input through unchanged; 1 is Berouti's full over-subtraction (4.75 at −5 dB SNR) with a
-    /// −25 dB spectral floor. Values in between scale both linearly (floor in dB).
+    /// 0 passes the input through unchanged; 1 over-subtracts by up to 1.75 (at −5 dB SNR) down to a −30 dB
+    /// spectral floor. Values in between scale both linearly (floor in dB); the default 0.7 gives 1.525 and
+    /// −21 dB (see `SuppressionGainRule` for why the over-subtraction stays below Berouti's 4.75).
     public var strength: Float
     /// While an alert is active, bins whose noisy power exceeds the (frozen) noise estimate by this many dB are
     /// taken to carry the alert and pass at unit gain.
     public var alertDominanceDB: Float
 
+    /// The defaults are what `listen` plays: low latency, strength 0.7, alert bins 3 dB above the noise.
     public init(mode: Mode = .lowLatency, strength: Float = 0.7, alertDominanceDB: Float = 3) {
         self.mode = mode
         self.strength = strength

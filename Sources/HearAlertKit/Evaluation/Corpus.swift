@@ -76,3 +76,20 @@ public struct RecordedSNR: Sendable, Equatable {
         self.speechDB = speechDB
     }
 }
+
+extension Corpus {
+    /// What a model's vocabulary means for its scores on this corpus, one sentence per kind of mismatch (empty
+    /// when the model reports exactly the corpus's labels).
+    public func vocabularyNotes(modelLabels: [String]) -> [String] {
+        var notes: [String] = []
+        let missing = labels.filter { !modelLabels.contains($0) }
+        if !missing.isEmpty {
+            notes.append("the model cannot report \(missing.joined(separator: ", ")): those events all count as missed")
+        }
+        let extra = modelLabels.filter { !labels.contains($0) }
+        if !extra.isEmpty {
+            notes.append("the corpus has no \(extra.joined(separator: ", ")) labels: such detections count as insertions")
+        }
+        return notes
+    }
+}

@@ -31,18 +31,19 @@ public struct EnhancementSummary: Sendable {
 
     public init() {}
 
+    /// Adds one file. A file whose target is silent (no speech, no alert) has no SNR and says nothing about
+    /// speech, so only its alert figure, if any, counts.
     public mutating func add(_ score: FileEnhancementScore) {
-        if score.snrInDB.isFinite && score.snrOutDB.isFinite {
-            snrIn.add(score.snrInDB)
-            snrOut.add(score.snrOutDB)
-            snrGain.add(score.snrOutDB - score.snrInDB)
-        }
+        if let retained = score.alertRetainedDB { alertRetained.add(retained) }
+        guard score.snrInDB.isFinite && score.snrOutDB.isFinite else { return }
+        snrIn.add(score.snrInDB)
+        snrOut.add(score.snrOutDB)
+        snrGain.add(score.snrOutDB - score.snrInDB)
         if let input = score.segmentalSNRInDB, let output = score.segmentalSNROutDB {
             segmentalIn.add(input)
             segmentalOut.add(output)
             segmentalGain.add(output - input)
         }
-        if let retained = score.alertRetainedDB { alertRetained.add(retained) }
     }
 
     public func results() -> EnhancementReport {

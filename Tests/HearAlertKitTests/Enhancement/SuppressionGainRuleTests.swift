@@ -18,15 +18,15 @@ struct SuppressionGainRuleTests {
     }
 
     /// Golden gains from an independent numpy transcription of the documented rule (a = 0.98^(4 ms/10 ms),
-    /// ξmin = −25 dB, α from 1 + 3.75·s at −5 dB to 1 at 20 dB, floor −25·s dB, alert bins with γ ≥ 3 dB at 1):
-    /// three frames over noise [1, 1, 2], the last with the alert flag on.
+    /// ξmin = −25 dB, α from 1 + 0.75·s at −5 dB to 1 at 20 dB, floor −30·s dB, alert bins with γ ≥ 3 dB at 1,
+    /// memory W²·|Y|² + W·λ): three frames over noise [1, 1, 2], the last with the alert flag on.
     @Test func matchesNumpyReferenceOverThreeFrames() {
         let rule = SuppressionGainRule(binCount: 3, hopSeconds: 0.004, strength: 0.7, alertDominanceDB: 3)
         let noise: [Float] = [1, 1, 2]
         let frames: [(power: [Float], alert: Bool, expected: [Float])] = [
-            ([1, 10, 1000], false, [0.1333521455526352, 0.8889293670654297, 0.9989994764328003]),
-            ([2, 0.5, 800], false, [0.1333521455526352, 0.869189441204071, 0.9989978671073914]),
-            ([1, 30, 0.2], true, [0.1333521455526352, 1.0, 0.9987397193908691]),
+            ([1, 10, 1000], false, [0.08912509679794312, 0.8780391216278076, 0.9980000257492065]),
+            ([2, 0.5, 800], false, [0.08912509679794312, 0.8770749568939209, 0.9979967474937439]),
+            ([1, 30, 0.2], true, [0.08912509679794312, 1.0, 0.9974822402000427]),
         ]
         for frame in frames {
             let result = gains(rule: rule, power: frame.power, noise: noise, alertActive: frame.alert)
@@ -43,13 +43,14 @@ struct SuppressionGainRuleTests {
         }
     }
 
-    /// Berouti et al. (1979): α = α0 − (3/20)·SNR with α0 = 4, for −5 dB ≤ SNR ≤ 20 dB, held outside.
-    @Test func fullStrengthOverSubtractionIsBeroutis() {
+    /// The shape of Berouti et al.'s (1979) α = α0 − (3/20)·SNR, held outside −5…20 dB: at full strength it
+    /// runs from 1.75 at −5 dB to 1 at 20 dB, i.e. 1.75 − 0.03·(SNR + 5).
+    @Test func overSubtractionFollowsBeroutisLine() {
         let rule = SuppressionGainRule(binCount: 1, hopSeconds: 0.01, strength: 1, alertDominanceDB: 3)
         for snrDB: Float in [-10, -5, 0, 7.5, 13, 20, 30] {
-            let berouti = 4 - 0.15 * min(max(snrDB, -5), 20)
+            let expected = 1.75 - 0.03 * (min(max(snrDB, -5), 20) + 5)
             let got = rule.overSubtraction(prioriSNR: pow(10, snrDB / 10))
-            #expect(abs(got - berouti) < 1e-4, "at \(snrDB) dB: \(got) vs \(berouti)")
+            #expect(abs(got - expected) < 1e-4, "at \(snrDB) dB: \(got) vs \(expected)")
         }
     }
 
@@ -57,7 +58,7 @@ struct SuppressionGainRuleTests {
         let rule = SuppressionGainRule(binCount: 2, hopSeconds: 0.004, strength: 1, alertDominanceDB: 3)
         var last: [Float] = []
         for _ in 0..<200 { last = gains(rule: rule, power: [1, 1000], noise: [1, 1]) }
-        #expect(abs(20 * log10(last[0]) - -25) < 0.01)
+        #expect(abs(20 * log10(last[0]) - -30) < 0.01)
         #expect(last[1] > 0.99)
     }
 }

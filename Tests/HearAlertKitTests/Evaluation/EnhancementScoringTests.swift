@@ -67,6 +67,28 @@ import Testing
         #expect(unheard.snrInDB == score.snrInDB)
     }
 
+    /// At strength 0 the enhancer passes its input through, so with the delay removed the output is the mixture:
+    /// any misalignment would show as a lower output SNR.
+    @Test func outputIsAlignedWithTheTarget() throws {
+        let (corpus, directory) = try Self.corpus()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scorer = try FileEnhancementScorer(configuration: EnhancerConfiguration(strength: 0), sampleRate: Self.rate)
+        let score = try scorer.score(corpus.files[0], in: corpus, detections: [])
+        #expect(abs(score.snrOutDB - score.snrInDB) < 0.01, "in \(score.snrInDB) dB, out \(score.snrOutDB) dB")
+        #expect(abs(try #require(score.alertRetainedDB)) < 0.01)
+    }
+
+    @Test func aSilentTargetCountsOnlyForItsAlert() {
+        var summary = EnhancementSummary()
+        summary.add(FileEnhancementScore(snrInDB: -.infinity, snrOutDB: -.infinity, segmentalSNRInDB: -10,
+                                         segmentalSNROutDB: -10, alertRetainedDB: nil))
+        summary.add(FileEnhancementScore(snrInDB: 1, snrOutDB: 4, segmentalSNRInDB: 0, segmentalSNROutDB: 2,
+                                         alertRetainedDB: -1))
+        let report = summary.results()
+        #expect(report.files == 1 && report.snrImprovementDB == 3 && report.segmentalSNRInDB == 0)
+        #expect(report.alertFiles == 1 && report.alertRetainedDB == -1)
+    }
+
     @Test func rejectsAStemOfAnotherLength() throws {
         var layout = TemporaryCorpus()
         layout.description = #"{"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": ["siren"]}"#

@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Score HearAlert's speech enhancer against the unprocessed input, sox noisered and SpeexDSP's preprocessor.
+
+Three subcommands:
+
+  make-set   writes a small evaluation corpus (shared/docs/CORPUS.md layout: audio/, clean/, files.tsv,
+             annotations.tsv, corpus.json) of espeak-ng speech in stationary noise (pink, brown) and babble
+             (several espeak-ng talkers summed) at fixed input SNRs (default 0, 5, 10 dB). Each file starts with
+             a 1 s noise-only lead-in, from which sox noisered takes its noise profile. Per-file conditions are in
+             corpus.json under "files" ({"speech_snr_db": ..., "noise": ...}).
+  alerts     on a corpus with alerts/ components (tools/make_corpus.py writes them), measures the alert energy
+             retained during annotated alerts, 20·log10(⟨ŷ, a⟩/⟨a, a⟩), with and without the alert flag.
+  score      enhances every audio/ file with each system, aligns it with clean/, and reports per condition:
+             SNR and segmental SNR (and their improvement over the input), PESQ-WB (ITU-T P.862.2, `pesq`
+             package) and STOI (Taal et al. 2011, `pystoi` package), as a Markdown table.
+
+SNR and segmental SNR follow the definitions of Sources/HearAlertKit/Evaluation/EnhancementMetrics.swift: global
+SNR 10·log10(Σs²/Σ(s−ŝ)²); segmental SNR the mean over 30 ms rectangular frames every 7.5 ms (Loizou's
+comp_snr) of the per-frame SNR clamped to [−10, 35] dB, silent reference frames counting −10 dB.
+
+Examples:
+  .venv/bin/python tools/score_enhancement.py make-set --out /tmp/enh-set --seed 1
+  swift build -c release --product hearalert
+  .venv/bin/python tools/score_enhancement.py score --corpus /tmp/enh-set \\
+      --hearalert .build/release/hearalert --out /tmp/enh-report.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import ctypes.util
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hearalert_corpus.speech import synthesise  # noqa: E402  (espeak-ng at the corpus rate)
+
+SAMPLE_RATE = 16000
+LEAD_IN_SECONDS = 1.0
+SEGMENT_FRAME = 480   # 30 ms at 16 kHz
+SEGMENT_HOP = 120     # 75 % overlap
+SEGMENT_RANGE = (-10.0, 35.0)
+
+# Harvard sentences (IEEE Recommended Practice for Speech Quality Measurements, 1969), public domain.
+SENTENCES = [
+    "The birch canoe slid on the smooth planks.", "Glue the sheet to the dark blue background.",
+    "It's easy to tell the depth of a well.", "These days a chicken leg is a rare dish.",
+    "Rice is often served in round bowls.", "The juice of lemons makes fine punch.",
+    "The box was thrown beside the parked truck.", "The hogs were fed chopped corn and garbage.",
+    "Four hours of steady work faced us.", "A large size in stockings is hard to sell.",
+    "The boy was there when the sun rose.", "A rod is used to catch pink salmon.",
+    "The source of the huge river is the clear spring.", "Kick the ball straight and follow through.",
+    "Help the woman get back to her feet.", "A pot of tea helps to pass the evening.",
+    "Smoky fires lack flame and heat.", "The soft cushion broke the man's fall.",
+    "The salt breeze came across from the sea.", "The girl at the booth sold fifty bonds.",
+]
+VOICES = ["en-us", "en-gb", "en-us+f2", "en-gb+f3", "en-gb-scotland", "en-us+m3", "en-029", "en-gb-x-rp+f4"]
+
+
+# MARK: metrics (same definitions as EnhancementMetrics.swift)
+
+def snr_db(reference: np.ndarray, estimate: np.ndarray) -> float:
+    """Global SNR in dB: 10·log10(Σ s² / Σ (s − ŝ)²)."""
+    s = reference.astype(np.float64)
+    e = estimate.astype(np.float64)
+    return float(10 * np.log10(np.sum(s ** 2) / np.sum((s - e) ** 2)))
+
+
+def segmental_snr_db(reference: np.ndarray, estimate: np.ndarray, frame: int = SEGMENT_FRAME,
+                     hop: int = SEGMENT_HOP) -> float:
+    """Mean per-frame SNR, each clamped to [−10, 35] dB; whole frames from sample 0; silent frames count −10."""
+    s = reference.astype(np.float64)
+    e = estimate.astype(np.float64)
+    if len(s) < frame:
+        raise ValueError(f"signal of {len(s)} samples is shorter than one {frame}-sample frame")
+    values = []
+    for start in range(0, len(s) - frame + 1, hop):
+        signal = np.sum(s[start:start + frame] ** 2)
+        error = np.sum((s[start:start + frame] - e[start:start + frame]) ** 2)
+        if signal == 0:
+            value = SEGMENT_RANGE[0]
+        else:
+            with np.errstate(divide="ignore"):
+                value = 10 * np.log10(signal / error)
+        values.append(min(max(value, SEGMENT_RANGE[0]), SEGMENT_RANGE[1]))
+    return float(np.mean(values))
+
+
+def alert_energy_retained_db(alert: np.ndarray, output: np.ndarray) -> float | None:
+    """20·log10(⟨ŷ, a⟩ / ⟨a, a⟩): the level of the output's projection on the alert (BSS Eval's target
+    component), relative to the alert alone; None when the alert is silent or the projection is not positive."""
+    a = alert.astype(np.float64)
+    y = output.astype(np.float64)
+    energy, correlation = float(np.dot(a, a)), float(np.dot(y, a))
+    if energy <= 0 or correlation <= 0:
+        return None
+    return 20 * np.log10(correlation / energy)
+
+
+def align(estimate: np.ndarray, reference: np.ndarray, max_lag: int = 800) -> tuple[np.ndarray, int]:
+    """Shift `estimate` by the lag (|lag| ≤ max_lag samples) that best correlates it with `reference`, so
+    systems with an uncompensated delay are not penalised for it; returns the shifted signal and the lag."""
+    n = len(reference)
+    est = np.zeros(n, dtype=np.float64)
+    est[:min(n, len(estimate))] = estimate[:n]
+    spectrum = np.fft.rfft(est, 2 * n) * np.conj(np.fft.rfft(reference.astype(np.float64), 2 * n))
+    correlation = np.fft.irfft(spectrum, 2 * n)
+    lags = np.concatenate([np.arange(0, max_lag + 1), np.arange(-max_lag, 0)])
+    lag = int(lags[np.argmax(correlation[lags])])
+    shifted = np.zeros(n, dtype=np.float64)
+    if lag >= 0:
+        shifted[:n - lag] = est[lag:]
+    else:
+        shifted[-lag:] = est[:n + lag]
+    return shifted, lag
+
+
+# MARK: the evaluation set
+
+def coloured_noise(rng: np.random.Generator, n: int, exponent: float) -> np.ndarray:
+    """Gaussian noise with a 1/f^exponent power spectrum (pink 1, brown 2), flat below 20 Hz."""
+    spectrum = np.fft.rfft(rng.standard_normal(n))
+    frequencies = np.maximum(np.fft.rfftfreq(n, 1 / SAMPLE_RATE), 20.0)
+    x = np.fft.irfft(spectrum / frequencies ** (exponent / 2), n=n)
+    return (x / np.sqrt(np.mean(x ** 2))).astype(np.float64)
+
+
+def talk(rng: np.random.Generator, n: int, voice: str, workdir: str, start: int = 0,
+         pause: tuple[float, float] = (0.15, 0.5)) -> np.ndarray:
+    """`n` samples holding sentences by one espeak-ng voice from sample `start`, with short pauses between."""
+    out = np.zeros(n, dtype=np.float64)
+    pos = start
+    while pos < n:
+        text = SENTENCES[int(rng.integers(len(SENTENCES)))]
+        x = synthesise(text, voice, int(rng.integers(140, 190)), int(rng.integers(30, 70)), workdir)
+        x = x.astype(np.float64) / (np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12)
+        take = min(len(x), n - pos)
+        out[pos:pos + take] = x[:take]
+        pos += take + int(rng.uniform(*pause) * SAMPLE_RATE)
+    return out
+
+
+def babble(rng: np.random.Generator, n: int, workdir: str, talkers: int = 6) -> np.ndarray:
+    """Several espeak-ng talkers, each talking all the time, summed."""
+    x = sum(talk(rng, n, VOICES[(i + 3) % len(VOICES)], workdir, start=int(rng.integers(0, SAMPLE_RATE)),
+                 pause=(0.05, 0.2)) for i in range(talkers))
+    return x / np.sqrt(np.mean(x ** 2))
+
+
+def make_set(out: Path, seed: int, files_per_condition: int, seconds: float, snrs: list[float],
+             noises: list[str]) -> list[str]:
+    """Writes the corpus; returns the file names."""
+    for sub in ("audio", "clean"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    n = int(seconds * SAMPLE_RATE)
+    lead = int(LEAD_IN_SECONDS * SAMPLE_RATE)
+    rows, extras = [], {}
+    with tempfile.TemporaryDirectory() as workdir:
+        for noise_kind in noises:
+            for snr in snrs:
+                for index in range(files_per_condition):
+                    voice = VOICES[int(rng.integers(len(VOICES)))]
+                    clean = talk(rng, n, voice, workdir, start=lead)
+                    if noise_kind == "pink":
+                        noise = coloured_noise(rng, n, 1.0)
+                    elif noise_kind == "brown":
+                        noise = coloured_noise(rng, n, 2.0)
+                    elif noise_kind == "babble":
+                        noise = babble(rng, n, workdir)
+                    else:
+                        raise ValueError(f"unknown noise kind {noise_kind!r}")
+                    # Level: speech at -26 dBFS RMS over the file; noise scaled for the global input SNR.
+                    clean *= 10 ** (-26 / 20) / np.sqrt(np.mean(clean ** 2))
+                    noise *= np.sqrt(np.sum(clean ** 2) / np.sum(noise ** 2)) * 10 ** (-snr / 20)
+                    mixture = clean + noise
+                    peak = max(np.max(np.abs(mixture)), 1e-9)
+                    if peak > 0.99:
+                        clean, mixture = clean * 0.99 / peak, mixture * 0.99 / peak
+                    name = f"{noise_kind}_snr{int(round(snr)):02d}_{index:02d}.wav"
+                    sf.write(str(out / "audio" / name), mixture.astype(np.float32), SAMPLE_RATE, subtype="FLOAT")
+                    sf.write(str(out / "clean" / name), clean.astype(np.float32), SAMPLE_RATE, subtype="FLOAT")
+                    rows.append((name, n / SAMPLE_RATE))
+                    extras[name] = {"speech_snr_db": float(snr), "noise": noise_kind, "voice": voice}
+    with open(out / "files.tsv", "w", encoding="utf-8", newline="\n") as f:
+        f.write("filename\tduration\n")
+        for name, duration in rows:
+            f.write(f"{name}\t{duration:.3f}\n")
+    with open(out / "annotations.tsv", "w", encoding="utf-8", newline="\n") as f:
+        f.write("filename\tonset\toffset\tevent_label\n")
+    meta = {"format": "hearalert-corpus", "version": 1, "sample_rate": SAMPLE_RATE,
+            "labels": ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"],
+            "generator": "tools/score_enhancement.py make-set", "seed": seed,
+            "lead_in_seconds": LEAD_IN_SECONDS, "files": extras}
+    with open(out / "corpus.json", "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    return [name for name, _ in rows]
+
+
+# MARK: systems under comparison
+
+class SpeexPreprocessor:
+    """SpeexDSP's noise suppressor (speex_preprocess_run with DENOISE on, AGC off) through ctypes."""
+
+    SET_DENOISE = 0
+    SET_NOISE_SUPPRESS = 18
+
+    def __init__(self, frame: int = 160, rate: int = SAMPLE_RATE, suppress_db: int = -15):
+        path = ctypes.util.find_library("speexdsp")
+        if path is None:
+            raise OSError("libspeexdsp not found")
+        self.lib = ctypes.CDLL(path)
+        self.lib.speex_preprocess_state_init.restype = ctypes.c_void_p
+        self.lib.speex_preprocess_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
+        self.lib.speex_preprocess_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+        self.lib.speex_preprocess_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int16)]
+        self.lib.speex_preprocess_state_destroy.argtypes = [ctypes.c_void_p]
+        self.frame, self.rate, self.suppress_db = frame, rate, suppress_db
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        state = self.lib.speex_preprocess_state_init(self.frame, self.rate)
+        if not state:
+            raise RuntimeError("speex_preprocess_state_init failed")
+        try:
+            on = ctypes.c_int(1)
+            level = ctypes.c_int(self.suppress_db)
+            self.lib.speex_preprocess_ctl(state, self.SET_DENOISE, ctypes.byref(on))
+            self.lib.speex_preprocess_ctl(state, self.SET_NOISE_SUPPRESS, ctypes.byref(level))
+            # Its input is 16-bit; scale so the clip's peak uses the range, then scale back.
+            scale = 30000 / max(np.max(np.abs(x)), 1e-9)
+            frames = -(-len(x) // self.frame)
+            pcm = np.zeros(frames * self.frame, dtype=np.int16)
+            pcm[:len(x)] = np.round(x * scale).astype(np.int16)
+            for i in range(frames):
+                chunk = pcm[i * self.frame:(i + 1) * self.frame]
+                self.lib.speex_preprocess_run(state, chunk.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)))
+            return pcm[:len(x)].astype(np.float64) / scale
+        finally:
+            self.lib.speex_preprocess_state_destroy(state)
+
+
+def run_ours(hearalert: str, mode: str, strength: float | None, source: Path, target: Path) -> None:
+    command = [hearalert, "enhance", str(source), str(target), "--mode", mode]
+    if strength is not None:
+        command += ["--strength", str(strength)]
+    subprocess.run(command, check=True, capture_output=True)
+
+
+def run_sox(amount: float, source: Path, target: Path, workdir: Path) -> None:
+    """sox noisered with a profile from the file's noise-only lead-in."""
+    profile = workdir / (source.stem + ".prof")
+    subprocess.run(["sox", str(source), "-n", "trim", "0", str(LEAD_IN_SECONDS), "noiseprof", str(profile)],
+                   check=True, capture_output=True)
+    subprocess.run(["sox", str(source), "-e", "floating-point", str(target), "noisered", str(profile), str(amount)],
+                   check=True, capture_output=True)
+
+
+# MARK: scoring
+
+def score_pair(clean: np.ndarray, estimate: np.ndarray) -> dict:
+    from pesq import pesq
+    from pystoi import stoi
+    return {
+        "snr": snr_db(clean, estimate),
+        "segsnr": segmental_snr_db(clean, estimate),
+        "pesq": float(pesq(SAMPLE_RATE, clean, estimate, "wb")),
+        "stoi": float(stoi(clean, estimate, SAMPLE_RATE, extended=False)),
+    }
+
+
+def condition_of(name: str, extras: dict) -> tuple[str, float | None]:
+    info = extras.get(name, {})
+    noise = info.get("noise", "mixed")
+    group = {"pink": "stationary", "brown": "stationary"}.get(noise, noise)
+    snr = info.get("speech_snr_db")
+    return group, (None if snr is None else float(round(snr)))
+
+
+def score_corpus(corpus: Path, hearalert: str | None, modes: list[str], strength: float | None,
+                 sox_amount: float | None, speex: bool, workdir: Path) -> tuple[list[str], dict]:
+    """Per system and condition, the mean of each metric over files; also an 'all' condition."""
+    meta = json.loads((corpus / "corpus.json").read_text())
+    extras = meta.get("files", {})
+    names = [line.split("\t")[0] for line in (corpus / "files.tsv").read_text().splitlines()[1:] if line]
+    systems = ["unprocessed"] + ([f"ours {m}" for m in modes] if hearalert else [])
+    if sox_amount is not None:
+        systems.append(f"sox noisered {sox_amount}")
+    speex_run = SpeexPreprocessor() if speex else None
+    if speex_run:
+        systems.append("speexdsp")
+    results: dict = defaultdict(lambda: defaultdict(list))
+    lags: dict = defaultdict(list)
+    for name in names:
+        source = corpus / "audio" / name
+        noisy, rate = sf.read(str(source), dtype="float64")
+        clean, clean_rate = sf.read(str(corpus / "clean" / name), dtype="float64")
+        if rate != SAMPLE_RATE or clean_rate != SAMPLE_RATE or len(noisy) != len(clean):
+            raise ValueError(f"{name}: expected 16 kHz audio/ and clean/ of equal length")
+        outputs = {"unprocessed": noisy}
+        for mode in modes if hearalert else []:
+            target = workdir / f"ours-{mode}-{name}"
+            run_ours(hearalert, mode, strength, source, target)
+            outputs[f"ours {mode}"] = sf.read(str(target), dtype="float64")[0]
+        if sox_amount is not None:
+            target = workdir / f"sox-{name}"
+            run_sox(sox_amount, source, target, workdir)
+            outputs[f"sox noisered {sox_amount}"] = sf.read(str(target), dtype="float64")[0]
+        if speex_run:
+            outputs["speexdsp"] = speex_run(noisy)
+        condition = condition_of(name, extras)
+        for system, output in outputs.items():
+            aligned, lag = align(output, clean)
+            lags[system].append(lag)
+            scores = score_pair(clean, aligned)
+            for key in (condition, ("all", None)):
+                results[(system, key)]["files"].append(name)
+                for metric, value in scores.items():
+                    results[(system, key)][metric].append(value)
+    return systems, {"results": results, "lags": lags}
+
+
+def read_annotations(corpus: Path) -> dict[str, list[tuple[float, float, str]]]:
+    events: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
+    lines = (corpus / "annotations.tsv").read_text().splitlines()
+    if not lines or lines[0] != "filename\tonset\toffset\tevent_label":
+        raise ValueError(f"{corpus / 'annotations.tsv'}: expected the DCASE header")
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != 4:
+            raise ValueError(f"{corpus / 'annotations.tsv'}:{number}: expected 4 fields, found {len(fields)}")
+        events[fields[0]].append((float(fields[1]), float(fields[2]), fields[3]))
+    return events
+
+
+def score_alerts(corpus: Path, hearalert: str, modes: list[str], strength: float | None, limit: int | None,
+                 speex: bool, workdir: Path) -> str:
+    """Alert energy retained during annotated alerts (alerts/ component vs each system's output), for our
+    enhancer without and with the alert flag (--alert-intervals from annotations.tsv), and SpeexDSP."""
+    events = read_annotations(corpus)
+    names = sorted(name for name in events if (corpus / "alerts" / name).exists())[:limit]
+    if not names:
+        raise ValueError(f"{corpus}: no annotated file has an alerts/ component")
+    speex_run = SpeexPreprocessor() if speex else None
+    rows: dict = defaultdict(list)
+    for name in names:
+        source = corpus / "audio" / name
+        alert, rate = sf.read(str(corpus / "alerts" / name), dtype="float64")
+        noisy, _ = sf.read(str(source), dtype="float64")
+        inside = np.zeros(len(alert), dtype=bool)
+        for onset, offset, _ in events[name]:
+            inside[int(onset * rate):int(np.ceil(offset * rate))] = True
+        outputs = {}
+        for mode in modes:
+            for flagged in (False, True):
+                target = workdir / f"alert-{mode}-{flagged}-{name}"
+                command = [hearalert, "enhance", str(source), str(target), "--mode", mode]
+                if strength is not None:
+                    command += ["--strength", str(strength)]
+                if flagged:
+                    command += ["--alert-intervals", str(corpus / "annotations.tsv")]
+                subprocess.run(command, check=True, capture_output=True)
+                label = f"ours {mode}, " + ("alert flag from annotations" if flagged else "no alert flag")
+                outputs[label] = sf.read(str(target), dtype="float64")[0]
+        if speex_run:
+            outputs["speexdsp"], _ = align(speex_run(noisy), noisy)
+        for system, output in outputs.items():
+            retained = alert_energy_retained_db(alert[inside], output[:len(alert)][inside])
+            rows[system].append(-np.inf if retained is None else retained)
+    lines = [f"Alert energy retained during annotated alerts, {len(names)} files of {corpus}", "",
+             "| system | mean dB | median dB | worst file dB | files ≥ −1 dB |", "|---|---|---|---|---|"]
+    for system, values in rows.items():
+        v = np.array(values)
+        finite = v[np.isfinite(v)]
+        mean = f"{np.mean(finite):.2f}" if len(finite) else "n/a"
+        lines.append(f"| {system} | {mean} | {np.median(v):.2f} | {np.min(v):.2f} | "
+                     f"{int(np.sum(v >= -1))}/{len(v)} |")
+    return "\n".join(lines) + "\n"
+
+
+def report(systems: list[str], scored: dict, command: str) -> str:
+    results = scored["results"]
+    conditions = sorted({key for (_, key) in results}, key=lambda k: (k[0] == "all", k[0], k[1] or 0))
+    lines = [f"Produced by: `{command}`", "",
+             "| noise | input SNR | system | files | SNR dB (Δ) | segSNR dB (Δ) | PESQ-WB (Δ) | STOI (Δ) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for condition in conditions:
+        base = results[("unprocessed", condition)]
+        for system in systems:
+            r = results[(system, condition)]
+            if not r["files"]:
+                continue
+            cells = []
+            for metric, digits in (("snr", 2), ("segsnr", 2), ("pesq", 2), ("stoi", 3)):
+                value, delta = np.mean(r[metric]), np.mean(r[metric]) - np.mean(base[metric])
+                cells.append(f"{value:.{digits}f} ({delta:+.{digits}f})")
+            snr = "all" if condition[1] is None else f"{condition[1]:g} dB"
+            lines.append(f"| {condition[0]} | {snr} | {system} | {len(r['files'])} | " + " | ".join(cells) + " |")
+    lags = ", ".join(f"{s}: {sorted(set(v))}" for s, v in scored["lags"].items())
+    lines += ["", f"Alignment lags found (samples): {lags}"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    make = commands.add_parser("make-set", help="write the evaluation corpus")
+    make.add_argument("--out", type=Path, required=True, help="corpus folder to create")
+    make.add_argument("--seed", type=int, default=1, help="random seed (same seed, same files)")
+    make.add_argument("--files-per-condition", type=int, default=4, help="files per noise kind and SNR")
+    make.add_argument("--seconds", type=float, default=8.0, help="length of each file")
+    make.add_argument("--snrs", default="0,5,10", help="comma-separated input SNRs in dB")
+    make.add_argument("--noises", default="pink,brown,babble", help="comma-separated: pink, brown, babble")
+    score = commands.add_parser("score", help="score the systems on a corpus with clean/ references")
+    score.add_argument("--corpus", type=Path, required=True, help="corpus folder (CORPUS.md layout with clean/)")
+    score.add_argument("--hearalert", help="path to the hearalert executable (omit to score baselines only)")
+    score.add_argument("--modes", default="low-latency,higher-quality", help="enhancer modes to score")
+    score.add_argument("--strength", type=float, help="enhancer strength (default: the enhancer's)")
+    score.add_argument("--sox-amount", type=float, default=0.3, help="sox noisered amount; negative to skip")
+    score.add_argument("--no-speex", action="store_true", help="skip SpeexDSP's preprocessor")
+    score.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
+    alerts = commands.add_parser("alerts", help="alert energy retained during annotated alerts (needs alerts/)")
+    alerts.add_argument("--corpus", type=Path, required=True, help="corpus folder with alerts/ components")
+    alerts.add_argument("--hearalert", required=True, help="path to the hearalert executable")
+    alerts.add_argument("--modes", default="low-latency", help="enhancer modes to score")
+    alerts.add_argument("--strength", type=float, help="enhancer strength (default: the enhancer's)")
+    alerts.add_argument("--files", type=int, help="score only the first N annotated files")
+    alerts.add_argument("--no-speex", action="store_true", help="skip SpeexDSP's preprocessor")
+    alerts.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
+    args = parser.parse_args(argv)
+    command = "tools/score_enhancement.py " + " ".join(argv if argv is not None else sys.argv[1:])
+
+    if args.command == "alerts":
+        with tempfile.TemporaryDirectory() as workdir:
+            table = f"Produced by: `{command}`\n\n" + score_alerts(
+                args.corpus, args.hearalert, [m for m in args.modes.split(",") if m], args.strength, args.files,
+                not args.no_speex, Path(workdir))
+        print(table, end="")
+        if args.out:
+            args.out.write_text(table)
+        return 0
+
+    if args.command == "make-set":
+        names = make_set(args.out, args.seed, args.files_per_condition, args.seconds,
+                         [float(s) for s in args.snrs.split(",")], args.noises.split(","))
+        print(f"wrote {len(names)} files to {args.out}/audio and {args.out}/clean, tables in {args.out}")
+        return 0
+
+    if args.sox_amount >= 0 and shutil.which("sox") is None:
+        parser.error("sox is not installed; pass --sox-amount -1 to skip it")
+    with tempfile.TemporaryDirectory() as workdir:
+        systems, scored = score_corpus(
+            args.corpus, args.hearalert, [m for m in args.modes.split(",") if m], args.strength,
+            args.sox_amount if args.sox_amount >= 0 else None, not args.no_speex, Path(workdir))
+    table = report(systems, scored, command)
+    print(table, end="")
+    if args.out:
+        args.out.write_text(table)
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
