@@ -5,7 +5,10 @@ import HearAlertKit
 /// The model and event-tracking options `listen` and `detect` share: the model decides the defaults.
 struct DetectionOptions: ParsableArguments {
     @Option(help: "Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else this path.")
-    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? "models/default.safetensors"
+    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? Self.bundledModel
+
+    /// The default model, relative to the working directory (the repository root, as the README runs it).
+    static let bundledModel = "models/default.safetensors"
 
     @Option(name: .customLong("threshold"),
             help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7 (repeatable); default: the model's.",
@@ -41,7 +44,9 @@ struct DetectionOptions: ParsableArguments {
 
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
-        let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
+        // Run from elsewhere than the repository root, the default path finds nothing: say how to name a model.
+        let hint = model == Self.bundledModel ? "give one with --model FILE or $HEARALERT_MODEL" : nil
+        let loaded = try ModelFileError.naming(model, hintWhenUnreadable: hint) { try AlertModel(path: model) }
         let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
                                          cooldown: cooldown)

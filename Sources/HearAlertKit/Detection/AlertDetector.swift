@@ -26,6 +26,7 @@ public final class AlertDetector {
     private var framesSeen = 0
     private var samplesSeen = 0
 
+    /// Throws when `settings` were made for other labels than the model's, or its feature spec cannot be computed.
     public init(model: AlertModel, settings: TrackerSettings) throws {
         guard settings.labels == model.labels else {
             throw TrackerSettingsError.invalid("the settings' labels \(settings.labels) are not the model's \(model.labels)")
@@ -56,9 +57,6 @@ public final class AlertDetector {
 
     /// Samples per second the detector expects (the model's feature sample rate).
     public var expectedSampleRate: Int { Int(sampleRate) }
-
-    /// True while an announced alert has not yet ended.
-    public var hasAnnouncedAlert: Bool { tracker.announcedAlertCount > 0 }
 
     /// True from the first decision above a threshold until the alert ends: when the enhancer keeps alert bands.
     public var isAlertPossible: Bool { tracker.isAnyAlertPossible }

@@ -33,6 +33,7 @@ public struct EventTracker {
     private var nextSlot = 0
     private var filledSlots = 0
 
+    /// A tracker with every label idle and no history; settings are already validated.
     public init(settings: TrackerSettings) {
         self.settings = settings
         phases = Array(repeating: .idle, count: settings.labels.count)
@@ -41,7 +42,8 @@ public struct EventTracker {
         historyTimes = Array(repeating: 0, count: settings.smoothingFrames)
     }
 
-    /// How many alerts have been announced and not yet ended: while non-zero the enhancer keeps alert bands.
+    /// How many alerts have been announced and not yet ended (the enhancer follows `isAnyAlertPossible`, which
+    /// also covers alerts still rising).
     public var announcedAlertCount: Int {
         phases.reduce(0) { count, phase in
             switch phase {

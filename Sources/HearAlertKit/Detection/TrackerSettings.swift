@@ -129,9 +129,13 @@ public struct TrackerOverrides: Sendable, Equatable {
     public var thresholds: [String: Float]
     /// The other fields mirror `TrackerSettings`; see there for what each one trades.
     public var smoothingFrames: Int?
+    /// Replaces the off-threshold ratio when set.
     public var offRatio: Float?
+    /// Replaces the minimum duration (seconds) when set.
     public var minDuration: Double?
+    /// Replaces the merge gap (seconds) when set.
     public var mergeGap: Double?
+    /// Replaces the per-label cooldown (seconds) when set.
     public var cooldown: Double?
 
     public init(

@@ -11,6 +11,7 @@ public final class AlertDispatcher: @unchecked Sendable {
     private let sinks: [any AlertSink]
     private let source: String
 
+    /// `source` (the device name or file path) is stamped on every report, as the `source` JSON field.
     public init(sinks: [any AlertSink], source: String) {
         self.sinks = sinks
         self.source = source

@@ -18,11 +18,20 @@ public final class ProgramLauncher: Sendable {
     private let running = Mutex<Set<pid_t>>([])
     private let finished = DispatchGroup()
 
+    /// Both limits must be positive (callers validate user input first); failures are reported to `diagnostics`.
     public init(timeLimit: Double, maxConcurrent: Int, diagnostics: Diagnostics = .standardError) {
         precondition(timeLimit > 0 && maxConcurrent > 0, "a launcher needs a time limit and room for one program")
         self.timeLimit = timeLimit
         self.maxConcurrent = maxConcurrent
         self.diagnostics = diagnostics
+    }
+
+    /// Whether `launch` would find `program`: an executable file at that path if it contains a `/`, else on
+    /// `PATH` (as `posix_spawnp` searches). Lets a listener refuse a mistyped hook at start, not at the first alert.
+    public static func canRun(_ program: String) -> Bool {
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
     }
 
     /// How many launched programs have not exited yet.

@@ -9,6 +9,7 @@ public struct ListenConfiguration: Sendable, Equatable {
     /// Stop after this many seconds of audio (like `arecord -d`); nil listens until stopped.
     public var maxDuration: Double?
 
+    /// The defaults listen on ALSA's `default` device, play nothing and run until stopped.
     public init(captureDevice: String = "default", playbackDevice: String? = nil, periodSeconds: Double? = nil,
                 maxDuration: Double? = nil) {
         self.captureDevice = captureDevice

@@ -24,6 +24,7 @@ public final class LiveListener: Sendable {
     private let diagnostics: Diagnostics
     private let stopFlag = Atomic<Bool>(false)
 
+    /// Opens nothing yet: devices open in `run`, so a listener can be made before the signal handlers that stop it.
     public init(configuration: ListenConfiguration, diagnostics: Diagnostics = .standardError) {
         self.configuration = configuration
         self.diagnostics = diagnostics

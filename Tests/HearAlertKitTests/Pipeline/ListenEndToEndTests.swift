@@ -202,17 +202,22 @@ import Testing
         #expect(run.exitStatus(within: 10) == 0)
     }
 
+    /// Runs `listen` with arguments that must make it fail before any audio: its status and standard error.
+    static func failingListen(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let result = try runHearAlert(["listen"] + arguments + ["--model", Self.model])
+        return (result.status, result.stderr)
+    }
+
+    @Test func aHookThatCannotRunIsRefusedBeforeListening() throws {
+        let result = try Self.failingListen(["--hook", "/nonexistent/hook.sh"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: --hook: cannot run '/nonexistent/hook.sh': no such executable file"),
+                "\(result.stderr)")
+    }
+
     @Test func anUnknownDeviceIsAOneLineErrorAndFailure() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["listen", "--device", "hearalert_no_such_device", "--model", Self.model]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
-        #expect(message.contains("cannot open audio device 'hearalert_no_such_device'"), "\(message)")
+        let result = try Self.failingListen(["--device", "hearalert_no_such_device"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot open audio device 'hearalert_no_such_device'"), "\(result.stderr)")
     }
 }
