@@ -37,7 +37,7 @@ public struct CorpusEvaluator: Sendable {
                 defer { group.leave() }
                 work(state: state, makeDetector: makeDetector, start: start, progress: progress)
             }
-            thread.stackSize = 8 << 20
+            thread.stackSize = 8 << 20  // room for the matching's recursive augmenting-path search on dense files
             thread.start()
         }
         group.wait()
