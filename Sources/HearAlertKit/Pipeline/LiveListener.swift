@@ -41,8 +41,9 @@ public final class LiveListener: Sendable {
 
     /// Listens on the calling thread, which becomes the processing thread, until `stop()` or `maxDuration`.
     ///
-    /// Throws only if a device cannot be opened at the start (a lost device is retried instead) or the model
-    /// fails; either way the sinks have been flushed.
+    /// Throws if a device cannot be opened at the start (a lost device is retried instead), if the model fails,
+    /// or if the sinks could not deliver the last alerts within `flushTimeLimit` (a reader of standard output
+    /// that is stuck): shutdown never hangs on output.
     public func run(detector: AlertDetector, enhancer: SpeechEnhancer? = nil, dispatcher: AlertDispatcher) throws {
         let sampleRate = detector.expectedSampleRate
         let periodFrames = max(16, Int((configuration.effectivePeriodSeconds * Double(sampleRate)).rounded()))
@@ -56,10 +57,14 @@ public final class LiveListener: Sendable {
                        captureEvents: captureEvents, playbackEvents: playbackEvents, reporter: reporter)
         }
         stop()
-        dispatcher.finish()
+        let flushed = dispatcher.finish(waitingAtMost: Self.flushTimeLimit)
         reporter.stop(waitingAtMost: 1)
         try outcome.get()
+        guard flushed else { throw LiveListenerError.outputNotFlushed(seconds: Self.flushTimeLimit) }
     }
+
+    /// Seconds shutdown waits for the sinks (stdout, hooks) to take the last alerts before giving up on them.
+    public static let flushTimeLimit = 3.0
 
     private func listen(detector: AlertDetector, enhancer: SpeechEnhancer?, dispatcher: AlertDispatcher,
                         periodFrames: Int, captureEvents: DeviceEvents, playbackEvents: DeviceEvents?,

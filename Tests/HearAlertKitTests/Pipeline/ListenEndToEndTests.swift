@@ -35,7 +35,9 @@ import Testing
         private let closeInput = DispatchSemaphore(value: 0)
         private let inputClosed = DispatchSemaphore(value: 0)
 
-        init(_ arguments: [String], feeding samples: [Float], device: String = "hearalert_test_capture") throws {
+        /// `standardOutput` replaces the captured stdout pipe (e.g. one nobody reads).
+        init(_ arguments: [String], feeding samples: [Float], device: String = "hearalert_test_capture",
+             standardOutput: FileHandle? = nil) throws {
             devices = try ALSATestDevices(fifo: true)
             process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
             process.arguments = ["listen", "--device", device, "--model", ListenEndToEndTests.model] + arguments
@@ -43,7 +45,7 @@ import Testing
             environment["ALSA_CONFIG_PATH"] = devices.configPath
             process.environment = environment
             let stdout = Pipe(), stderr = Pipe()
-            process.standardOutput = stdout
+            process.standardOutput = standardOutput ?? stdout
             process.standardError = stderr
             stdout.fileHandleForReading.readabilityHandler = { [output] handle in
                 let text = String(decoding: handle.availableData, as: UTF8.self)
@@ -189,6 +191,21 @@ import Testing
         #expect(played.count > 5 * 16_000)
         #expect((played.map(abs).max() ?? 0) > 0.1)  // the siren and beeps (amplitude 0.2) are audible
         #expect(run.lines.count == 4)
+    }
+
+    @Test func aStuckReaderOfStdoutDoesNotMakeShutdownHang() throws {
+        // Standard output is a full pipe nobody reads: the first alert line blocks the sink thread for ever.
+        // Listening must still end, say so, and fail, rather than wait on the reader.
+        let stalled = ALSAPCMTests.stalledPipe()
+        defer {
+            close(stalled.read)
+            close(stalled.write)
+        }
+        let run = try ListenRun(["--duration", "10"], feeding: Self.clipWithTail,
+                                standardOutput: FileHandle(fileDescriptor: stalled.write))
+        let status = run.exitStatus(within: 30)
+        #expect(status != nil && status != 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("output could not be flushed within 3.0 s"), "stderr: \(run.stderr)")
     }
 
     @Test func aDeviceThatFailsIsReportedAndRetriedWithBackoff() throws {
