@@ -18,16 +18,18 @@ final class AudioDeviceThread: Sendable {
     private let periodFrames: Int
     private let stopRequested: @Sendable () -> Bool
     private let events: DeviceEvents
+    private let realtimePriority: Int32?
     private let firstOpen = Mutex<Result<String, ALSAError>?>(nil)
     private let opened = DispatchSemaphore(value: 0)
 
     init(device: String, direction: ALSAPCM.Direction, sampleRate: Int, periodFrames: Int, ringCapacity: Int,
-         events: DeviceEvents, stopRequested: @escaping @Sendable () -> Bool) {
+         events: DeviceEvents, realtimePriority: Int32?, stopRequested: @escaping @Sendable () -> Bool) {
         self.device = device
         self.direction = direction
         self.sampleRate = sampleRate
         self.periodFrames = periodFrames
         self.events = events
+        self.realtimePriority = realtimePriority
         self.stopRequested = stopRequested
         ring = SPSCRingBuffer(minimumCapacity: ringCapacity)
     }
@@ -40,13 +42,13 @@ final class AudioDeviceThread: Sendable {
     func start() throws(ALSAError) -> String {
         let thread = Thread { [self] in run() }
         thread.name = "hearalert-\(role)"
-        thread.qualityOfService = .userInteractive
         thread.start()
         opened.wait()
         return try firstOpen.withLock { $0! }.get()
     }
 
     private func run() {
+        if let realtimePriority { RealtimeScheduling.requestForCurrentThread(priority: realtimePriority) }
         let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
         scratch.initialize(repeating: 0)
         defer { scratch.deallocate() }

@@ -71,22 +71,30 @@ public final class LiveListener: Sendable {
                         reporter: RealtimeReporter) throws {
         let sampleRate = detector.expectedSampleRate
         let stopRequested: @Sendable () -> Bool = { [self] in isStopRequested }
+        let devicePriority = configuration.realtimeScheduling ? RealtimeScheduling.devicePriority : nil
         // A second of slack between capture and processing absorbs a model hiccup without losing audio.
         let capture = AudioDeviceThread(device: configuration.captureDevice, direction: .capture,
                                         sampleRate: sampleRate, periodFrames: periodFrames, ringCapacity: sampleRate,
-                                        events: captureEvents, stopRequested: stopRequested)
+                                        events: captureEvents, realtimePriority: devicePriority,
+                                        stopRequested: stopRequested)
         let captureName = try capture.start()
         var playback: AudioDeviceThread?
         if let output = configuration.playbackDevice, let playbackEvents {
             // The playback ring is small on purpose: audio waiting there is latency.
             let thread = AudioDeviceThread(device: output, direction: .playback, sampleRate: sampleRate,
                                            periodFrames: periodFrames, ringCapacity: 8 * periodFrames,
-                                           events: playbackEvents, stopRequested: stopRequested)
+                                           events: playbackEvents, realtimePriority: devicePriority,
+                                           stopRequested: stopRequested)
             let playbackName = try thread.start()
             reporter.note("playing to '\(playbackName)'")
             playback = thread
         }
         reporter.note("listening on '\(captureName)' at \(sampleRate) Hz (stop with Ctrl-C)")
+        if configuration.realtimeScheduling {
+            let granted = RealtimeScheduling.requestForCurrentThread(priority: RealtimeScheduling.processingPriority)
+            reporter.note(RealtimeScheduling.description(granted: granted))
+        }
+        defer { if configuration.realtimeScheduling { RealtimeScheduling.returnCurrentThreadToNormal() } }
         let feed = playback.map { HeadphoneFeed(playback: $0, enhancer: enhancer) }
         try process(detector: detector, capture: capture, feed: feed, dispatcher: dispatcher,
                     periodFrames: periodFrames)

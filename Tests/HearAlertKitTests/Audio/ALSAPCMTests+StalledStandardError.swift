@@ -34,7 +34,7 @@ extension ALSAPCMTests {
         }
         let listener = LiveListener(
             configuration: ListenConfiguration(captureDevice: "hearalert_test_capture", periodSeconds: 0.01,
-                                               maxDuration: 3),
+                                               maxDuration: 3, realtimeScheduling: false),
             diagnostics: diagnostics)
         let outcome = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
