@@ -4,11 +4,11 @@ import HearAlertKit
 
 /// The model and event-tracking options `listen` and `detect` share: the model decides the defaults.
 struct DetectionOptions: ParsableArguments {
-    @Option(help: "Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else this path.")
-    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? Self.bundledModel
-
-    /// The default model, relative to the working directory (the repository root, as the README runs it).
-    static let bundledModel = "models/default.safetensors"
+    @Option(help: """
+        Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else the bundled \
+        models/default.safetensors (looked for here, then in the checkout or install hearalert runs from).
+        """)
+    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? BundledModel.resolve()
 
     @Option(name: .customLong("threshold"),
             help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7 (repeatable); default: the model's.",
@@ -50,8 +50,8 @@ struct DetectionOptions: ParsableArguments {
 
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
-        // Run from elsewhere than the repository root, the default path finds nothing: say how to name a model.
-        let hint = model == Self.bundledModel ? "give one with --model FILE or $HEARALERT_MODEL" : nil
+        // When no bundled model was found anywhere, say how to name one.
+        let hint = model == BundledModel.relativePath ? "give one with --model FILE or $HEARALERT_MODEL" : nil
         let loaded = try ModelFileError.naming(model, hintWhenUnreadable: hint) { try AlertModel(path: model) }
         let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,

@@ -13,9 +13,10 @@ struct FeaturesCommand: ParsableCommand {
             the FeatureSpec exactly (see CSources/alertnet/FORMAT.md); without --spec the default model's spec is \
             used (16 kHz, n_fft 512, hop 256, 64 Slaney Mel bands 50-8000 Hz, dB).
 
-            Example:
-              hearalert features speech.flac --spec spec.json -o speech.npy
-              python3 -c "import numpy; print(numpy.load('speech.npy').shape)"
+            Examples:
+              hearalert features models/demo.wav -o demo.npy
+              python3 -c "import numpy; print(numpy.load('demo.npy').shape)"
+              hearalert features speech.flac --spec my-spec.json -o speech.npy
             """
     )
 

@@ -112,7 +112,7 @@ public final class ALSAPCM {
         var opened: OpaquePointer?
         let status = snd_pcm_open(&opened, name, direction.alsaStream, 0)
         guard status >= 0, let handle = opened else {
-            throw .cannotOpen(device: name, reason: ALSAError.message(status))
+            throw .cannotOpen(device: name, direction: direction, reason: ALSAError.message(status))
         }
         do {
             let (period, buffer) = try configureHardware(handle, name, sampleRate, periodFrames, periodsPerBuffer)

@@ -83,8 +83,20 @@ import Testing
             + "number of seconds\n")
     }
 
-    @Test func withoutAModelAwayFromTheRepositoryTheErrorSaysHowToNameOne() throws {
-        let result = try runHearAlert(["detect", Self.clip], in: FileManager.default.temporaryDirectory)
+    @Test func awayFromTheRepositoryTheBundledModelIsFoundBesideTheExecutable() throws {
+        let result = try runHearAlert(["detect", Self.clip, "--format", "tsv"], in: FileManager.default.temporaryDirectory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("filename\tonset\toffset\tevent_label\n"))
+    }
+
+    @Test func withoutABundledModelAnywhereTheErrorSaysHowToNameOne() throws {
+        // A copy of the binary outside any checkout or install finds no bundled model.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearalert-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("hearalert")
+        try FileManager.default.copyItem(atPath: ListenEndToEndTests.binary, toPath: copy.path)
+        let result = try runHearAlert(["detect", Self.clip], in: directory, binary: copy.path)
         #expect(result.status == 1)
         #expect(result.stderr == "Error: cannot open models/default.safetensors: No such file or directory "
             + "(give one with --model FILE or $HEARALERT_MODEL)\n")

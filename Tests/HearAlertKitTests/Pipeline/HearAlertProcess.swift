@@ -5,10 +5,10 @@ import Foundation
 /// and standard error. For commands that finish on their own and print little (both pipes are read only after the
 /// output one closes).
 func runHearAlert(
-    _ arguments: [String], in directory: URL? = nil
+    _ arguments: [String], in directory: URL? = nil, binary: String = ListenEndToEndTests.binary
 ) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
+    process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
     process.currentDirectoryURL = directory
     process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "HEARALERT_MODEL" }

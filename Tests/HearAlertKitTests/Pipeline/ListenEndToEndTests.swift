@@ -239,6 +239,13 @@ import Testing
                 "\(result.stderr)")
     }
 
+    @Test func anUnknownHeadphoneDeviceIsNamedAsThePlaybackSide() throws {
+        let result = try Self.failingListen(["--device", "null", "--output", "hearalert_no_such_output"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Error: cannot open audio device 'hearalert_no_such_output' for playback: "),
+                "\(result.stderr)")
+    }
+
     @Test func anUnknownDeviceIsAOneLineErrorAndFailure() throws {
         let result = try Self.failingListen(["--device", "hearalert_no_such_device"])
         #expect(result.status != 0)
