@@ -11,6 +11,9 @@ import Synchronization
 ///                                      └─► AlertDispatcher (sink thread): stdout, hooks, notifications
 /// ```
 /// The processing thread allocates nothing per period; it hands messages to the sink thread without waiting.
+/// None of the three audio threads writes to standard error: they count what happened (`DeviceEvents`) and a
+/// reporter thread (`RealtimeReporter`) writes rate-limited lines, so a stalled terminal or journal only stalls
+/// it. They ask for real-time priority where the system permits (`RealtimeScheduling`).
 /// With a playback device, the headphone feed is the speech enhancer's output (told whenever an alert is rising
 /// or sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
 ///

@@ -10,7 +10,7 @@ struct CountedFact: Sendable {
     let describe: @Sendable (_ count: Int, _ seconds: Double?) -> String
 }
 
-/// The only thread of live listening that writes to standard error: it turns the audio threads' counts into
+/// Standard error on behalf of the audio threads, which never write there themselves: it turns their counts into
 /// rate-limited lines (`ReportRateLimiter`, one line per fact per 10 s at most) and passes on the notes of other
 /// threads. If standard error stalls, this thread stalls with it and nothing else does.
 final class RealtimeReporter: Sendable {
