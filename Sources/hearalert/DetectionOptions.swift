@@ -37,6 +37,12 @@ struct DetectionOptions: ParsableArguments {
             help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
     var cooldown: Double?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stamp each decision at the model window's end minus S seconds (the typical time from "
+                               + "an alert's onset to the end of the first window that fires); default: the model's "
+                               + "onset_lag, else the window's centre.", valueName: "S"))
+    var onsetLag: Double?
+
     /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
     func validate() throws {
         _ = try labelThresholds()
@@ -49,7 +55,7 @@ struct DetectionOptions: ParsableArguments {
         let loaded = try ModelFileError.naming(model, hintWhenUnreadable: hint) { try AlertModel(path: model) }
         let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
-                                         cooldown: cooldown)
+                                         cooldown: cooldown, onsetLag: onsetLag)
         return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
     }
 
