@@ -70,11 +70,8 @@ final class LiveChainStage: ProbeStage {
     private let captureRing = SPSCRingBuffer(minimumCapacity: 16_000)
     private let playbackRing = SPSCRingBuffer(minimumCapacity: 8 * RealtimeProbe.periodSamples)
     private let detector: AlertDetector
-    private let enhancer: SpeechEnhancer
+    private let feed: HeadphoneFeed
     private let period: UnsafeMutableBufferPointer<Float>
-    private let hopInput: UnsafeMutableBufferPointer<Float>
-    private let hopOutput: UnsafeMutableBufferPointer<Float>
-    private var hopFilled = 0
     private var started = 0
     private var played = 0
     private var failures = 0
@@ -117,16 +114,13 @@ final class LiveChainStage: ProbeStage {
         period = .allocate(capacity: livePeriod)
         let (model, settings) = try loadToneModel()
         detector = try AlertDetector(model: model, settings: settings)
-        enhancer = try SpeechEnhancer(configuration: EnhancerConfiguration(), sampleRate: 16_000)
-        hopInput = .allocate(capacity: enhancer.hopLength)
-        hopInput.initialize(repeating: 0)
-        hopOutput = .allocate(capacity: enhancer.hopLength)
-        hopOutput.initialize(repeating: 0)
+        let enhancer = try SpeechEnhancer(configuration: EnhancerConfiguration(), sampleRate: 16_000)
+        feed = HeadphoneFeed(ring: playbackRing, wake: nil, enhancer: enhancer)
         period.initialize(repeating: 0)
     }
 
     deinit {
-        for buffer in [period, hopInput, hopOutput] { buffer.deallocate() }
+        period.deallocate()
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -139,25 +133,13 @@ final class LiveChainStage: ProbeStage {
             // Capture thread: device → ring.
             let captured = try capture.read(into: period)
             captureRing.write(UnsafeBufferPointer(rebasing: period[0..<captured]))
-            // Processing thread: ring → detector → enhancer, hop by hop → playback ring.
+            // Processing thread: ring → detector → the listener's own HeadphoneFeed (enhancer) → playback ring.
             let count = captureRing.read(into: period)
             let samples = UnsafeBufferPointer(rebasing: period[0..<count])
             try detector.process(samples) { message in
                 if message.isStart { started += 1 }
             }
-            enhancer.setAlertActive(detector.isAlertPossible)
-            var taken = 0
-            while taken < count {
-                let chunk = min(hopInput.count - hopFilled, count - taken)
-                (hopInput.baseAddress! + hopFilled).update(from: samples.baseAddress! + taken, count: chunk)
-                hopFilled += chunk
-                taken += chunk
-                if hopFilled == hopInput.count {
-                    enhancer.process(UnsafeBufferPointer(hopInput), into: hopOutput)
-                    playbackRing.write(UnsafeBufferPointer(hopOutput))
-                    hopFilled = 0
-                }
-            }
+            feed.play(samples, alertSounding: detector.isAlertPossible)
             // Playback thread: ring → device, a period at a time.
             while playbackRing.availableToRead >= period.count {
                 playbackRing.read(into: period)

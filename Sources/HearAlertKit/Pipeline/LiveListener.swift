@@ -98,7 +98,7 @@ public final class LiveListener: Sendable {
             reporter.note(RealtimeScheduling.description(granted: granted))
         }
         defer { if configuration.realtimeScheduling { RealtimeScheduling.returnCurrentThreadToNormal() } }
-        let feed = playback.map { HeadphoneFeed(playback: $0, enhancer: enhancer) }
+        let feed = playback.map { HeadphoneFeed(ring: $0.ring, wake: $0.ringSignal, enhancer: enhancer) }
         try process(detector: detector, capture: capture, feed: feed, dispatcher: dispatcher,
                     periodFrames: periodFrames)
     }
@@ -126,53 +126,5 @@ public final class LiveListener: Sendable {
             feed?.play(samples, alertSounding: detector.isAlertPossible)
         }
         detector.finish { dispatcher.post($0) }
-    }
-}
-
-/// The processing thread's side of the headphone path: enhances (hop by hop, as the enhancer requires) and queues
-/// the result for the playback thread. Buffers are allocated once; `play` allocates nothing.
-private final class HeadphoneFeed {
-    private let playback: AudioDeviceThread
-    private let enhancer: SpeechEnhancer?
-    private let hopInput: UnsafeMutableBufferPointer<Float>
-    private let hopOutput: UnsafeMutableBufferPointer<Float>
-    private var filled = 0
-
-    init(playback: AudioDeviceThread, enhancer: SpeechEnhancer?) {
-        self.playback = playback
-        self.enhancer = enhancer
-        let hop = enhancer?.hopLength ?? 1
-        hopInput = .allocate(capacity: hop)
-        hopInput.initialize(repeating: 0)
-        hopOutput = .allocate(capacity: hop)
-        hopOutput.initialize(repeating: 0)
-    }
-
-    deinit {
-        hopInput.deallocate()
-        hopOutput.deallocate()
-    }
-
-    func play(_ samples: UnsafeBufferPointer<Float>, alertSounding: Bool) {
-        guard let enhancer else {
-            playback.ring.write(samples)
-            playback.ringSignal.signal()
-            return
-        }
-        enhancer.setAlertActive(alertSounding)
-        var taken = 0
-        while taken < samples.count {
-            let count = min(hopInput.count - filled, samples.count - taken)
-            _ = UnsafeMutableBufferPointer(rebasing: hopInput[filled..<(filled + count)])
-                .update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[taken..<(taken + count)]))
-            filled += count
-            taken += count
-            if filled == hopInput.count {
-                enhancer.process(UnsafeBufferPointer(hopInput), into: hopOutput)
-                playback.ring.write(UnsafeBufferPointer(hopOutput))
-                filled = 0
-            }
-        }
-        playback.ringSignal.signal()
     }
 }
