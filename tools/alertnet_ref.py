@@ -337,8 +337,18 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ModelError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    window = (np.load(args.input) if args.input
-              else np.random.default_rng(args.seed).standard_normal(model.input_shape))
+    if args.input:
+        try:
+            window = np.load(args.input)
+        except (OSError, ValueError) as error:
+            print(f"error: {args.input}: {error}", file=sys.stderr)
+            return 1
+        if window.shape != model.input_shape:
+            print(f"error: {args.input}: shape {list(window.shape)}, the model takes {list(model.input_shape)} "
+                  "[frames, bins]", file=sys.stderr)
+            return 1
+    else:
+        window = np.random.default_rng(args.seed).standard_normal(model.input_shape)
     for label, p in zip(model.labels, forward(model, window)):
         print(f"{label}\t{p:.9f}")
     return 0

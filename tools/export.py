@@ -18,12 +18,12 @@ default architecture, useful for benchmarks and for trying the ``hearalert model
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import struct
 import sys
 from typing import Any
-
-import struct
 
 import numpy as np
 
@@ -129,10 +129,19 @@ def _write_safetensors(path, arrays: dict[str, np.ndarray], metadata: dict[str, 
         offset += size
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)  # the data then starts 8-byte aligned
-    with open(path, "wb") as handle:
-        handle.write(struct.pack("<Q", len(text)) + text)
-        for name in sorted(arrays):
-            handle.write(arrays[name].astype("<f4").tobytes())
+    # Written beside the target and renamed into place: a failed export (disk full, interrupted) never leaves a
+    # truncated model where a working one was.
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "wb") as handle:
+            handle.write(struct.pack("<Q", len(text)) + text)
+            for name in sorted(arrays):
+                handle.write(arrays[name].astype("<f4").tobytes())
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise
 
 
 def _pair(value: Any, what: str) -> list[int]:
@@ -311,10 +320,14 @@ def main(argv: list[str] | None = None) -> int:
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
     model.eval()
-    export_torch(args.demo, model, DEFAULT_FEATURES, DEFAULT_LABELS, [0.5] * len(DEFAULT_LABELS),
-                 {"frames": 64, "step": 10}, "random-default-architecture",
-                 f"nothing: random weights, seed {args.seed}",
-                 {"description": "Random weights with the default architecture; for benchmarks and demos."})
+    try:
+        export_torch(args.demo, model, DEFAULT_FEATURES, DEFAULT_LABELS, [0.5] * len(DEFAULT_LABELS),
+                     {"frames": 64, "step": 10}, "random-default-architecture",
+                     f"nothing: random weights, seed {args.seed}",
+                     {"description": "Random weights with the default architecture; for benchmarks and demos."})
+    except OSError as error:
+        print(f"{args.demo}: cannot write: {error.strerror or error}", file=sys.stderr)
+        return 1
     size = os.path.getsize(args.demo)
     print(f"wrote {args.demo} ({size} bytes)")
     return 0

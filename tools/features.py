@@ -339,14 +339,22 @@ def _main(argv=None) -> int:
     except FeatureSpecError as error:
         print(error, file=sys.stderr)
         return 1
-    samples, rate = soundfile.read(args.audio, dtype="float32", always_2d=True)
+    try:
+        samples, rate = soundfile.read(args.audio, dtype="float32", always_2d=True)
+    except (OSError, RuntimeError) as error:  # soundfile's errors are RuntimeErrors
+        print(f"{args.audio}: cannot read audio: {error}", file=sys.stderr)
+        return 1
     if rate != spec["sample_rate"]:
         print(f"{args.audio}: {rate} Hz, the spec needs {spec['sample_rate']} Hz (resample first, "
               "or use `hearalert features`, which resamples)", file=sys.stderr)
         return 1
     result = compute(samples.mean(axis=1), spec)
     if args.output:
-        np.save(args.output, result)
+        try:
+            np.save(args.output, result)
+        except OSError as error:
+            print(f"{args.output}: cannot write: {error.strerror or error}", file=sys.stderr)
+            return 1
         print(f"{args.output}: {result.shape[0]} frames x {result.shape[1]} bins")
     else:
         print(f"{result.shape[0]} frames x {result.shape[1]} bins, range {result.min():.3f} .. {result.max():.3f}")

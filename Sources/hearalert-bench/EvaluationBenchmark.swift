@@ -112,7 +112,7 @@ enum EvaluationBenchmark {
     /// Reports each file's reference events, so the evaluator's own cost can be timed without a model.
     private struct ReferenceEvents: CorpusFileDetector {
         let events: [String: [DetectedEvent]]
-        func detect(path: String) throws -> [DetectedEvent] { events[path] ?? [] }
+        func detect(path: String) throws -> FileDetection { FileDetection(events: events[path] ?? []) }
     }
 
     /// A corpus listing `source`'s files again and again (as links) until it lasts `hours`, and its directory.

@@ -4,8 +4,11 @@ import HearAlertKit
 
 /// The model and event-tracking options `listen` and `detect` share: the model decides the defaults.
 struct DetectionOptions: ParsableArguments {
-    @Option(help: "Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else this path.")
-    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? "models/default.safetensors"
+    @Option(help: """
+        Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else the bundled \
+        models/default.safetensors (looked for here, then in the checkout or install hearalert runs from).
+        """)
+    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? BundledModel.resolve()
 
     @Option(name: .customLong("threshold"),
             help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7 (repeatable); default: the model's.",
@@ -34,6 +37,12 @@ struct DetectionOptions: ParsableArguments {
             help: ArgumentHelp("Seconds after an event ends before its label may start another.", valueName: "S"))
     var cooldown: Double?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stamp each decision at the model window's end minus S seconds (the typical time from "
+                               + "an alert's onset to the end of the first window that fires); default: the model's "
+                               + "onset_lag, else the window's centre.", valueName: "S"))
+    var onsetLag: Double?
+
     /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
     func validate() throws {
         _ = try labelThresholds()
@@ -41,10 +50,12 @@ struct DetectionOptions: ParsableArguments {
 
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
-        let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
+        // When no bundled model was found anywhere, say how to name one.
+        let hint = model == BundledModel.relativePath ? "give one with --model FILE or $HEARALERT_MODEL" : nil
+        let loaded = try ModelFileError.naming(model, hintWhenUnreadable: hint) { try AlertModel(path: model) }
         let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
-                                         cooldown: cooldown)
+                                         cooldown: cooldown, onsetLag: onsetLag)
         return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
     }
 

@@ -10,7 +10,7 @@ struct DevicesCommand: ParsableCommand {
             Names come from ALSA's configuration (snd_device_name_hint). `default` follows the system's choice; \
             `plughw:CARD=...` names a card directly with format and rate conversion.
 
-            Example:
+            Examples:
               hearalert devices
               hearalert listen --device plughw:CARD=Headset,DEV=0 --output default
             """

@@ -19,6 +19,7 @@ struct EnhanceCommand: ParsableCommand {
               hearalert enhance noisy.wav clean.wav --strength 0.8
               hearalert detect noisy.wav --format tsv > alerts.tsv
               hearalert enhance noisy.wav clean.wav --alert-intervals alerts.tsv
+              hearalert enhance noisy.wav clean.wav --model models/default.safetensors
             """
     )
 
@@ -40,14 +41,27 @@ struct EnhanceCommand: ParsableCommand {
         """)
     var alertIntervals: String?
 
+    @Option(help: """
+        Alert model (alertnet safetensors): detect this file's alerts first, as `hearalert detect` would, and \
+        keep them audible too (adds to --alert-intervals).
+        """)
+    var model: String?
+
     @Flag(help: "Write 16-bit PCM instead of 32-bit float (clips at full scale).")
     var pcm16 = false
 
     mutating func run() throws {
         let configuration = EnhancerConfiguration(mode: mode, strength: strength)
         let filename = (input as NSString).lastPathComponent
-        let alerts = try alertIntervals.map { try AlertIntervals.load(dcaseTable: $0, filename: filename) }
-            ?? AlertIntervals()
+        var intervals = try alertIntervals.map {
+            try AlertIntervals.load(dcaseTable: $0, filename: filename).intervals
+        } ?? []
+        if let model {
+            let loaded = try AlertModel(path: model)
+            let events = try FileDetector(model: loaded, settings: TrackerSettings(model: loaded)).detect(path: input)
+            intervals += events.map { $0.onset...$0.offset }
+        }
+        let alerts = AlertIntervals(intervals)
         let summary = try FileEnhancement.run(
             inputPath: input, outputPath: output, configuration: configuration, alerts: alerts,
             encoding: pcm16 ? .pcm16 : .float32)

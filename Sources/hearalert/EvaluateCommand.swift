@@ -49,8 +49,17 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Skip the enhancement scores even when clean/ exists.")
     var noEnhancement = false
 
+    @Option(help: ArgumentHelp("Onset collar in seconds (sed_eval's t_collar).", valueName: "S"))
+    var collar = EventMatchingRules.onsetAndOffset.collar
+
+    @Option(help: ArgumentHelp("Offset collar as a fraction of the event's length, at least the onset collar "
+                               + "(sed_eval's percentage_of_length).", valueName: "F"))
+    var offsetFraction = EventMatchingRules.onsetAndOffset.offsetFractionOfLength
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard collar > 0 else { throw ValidationError("--collar must be positive") }
+        guard (0...1).contains(offsetFraction) else { throw ValidationError("--offset-fraction must be in 0...1") }
         guard compare.isEmpty || compare.count == 2 else {
             throw ValidationError("--compare takes exactly two weight files, got \(compare.count)")
         }
@@ -58,7 +67,8 @@ struct EvaluateCommand: ParsableCommand {
 
     func run() throws {
         let labelled = try Corpus.load(directory: corpus)
-        let settings = EvaluationSettings(jobs: jobs, keepPerFile: perFile, scoreEnhancement: !noEnhancement)
+        let settings = EvaluationSettings(jobs: jobs, keepPerFile: perFile, scoreEnhancement: !noEnhancement,
+                                          rules: EventMatchingRules(collar: collar, offsetFractionOfLength: offsetFraction))
         let evaluator = CorpusEvaluator(corpus: labelled, settings: settings)
         let reports = try (compare.isEmpty ? [detection.model] : compare).map { path in
             var options = detection

@@ -13,9 +13,10 @@ struct FeaturesCommand: ParsableCommand {
             the FeatureSpec exactly (see CSources/alertnet/FORMAT.md); without --spec the default model's spec is \
             used (16 kHz, n_fft 512, hop 256, 64 Slaney Mel bands 50-8000 Hz, dB).
 
-            Example:
-              hearalert features speech.flac --spec spec.json -o speech.npy
-              python3 -c "import numpy; print(numpy.load('speech.npy').shape)"
+            Examples:
+              hearalert features models/demo.wav -o demo.npy
+              python3 -c "import numpy; print(numpy.load('demo.npy').shape)"
+              hearalert features speech.flac --spec my-spec.json -o speech.npy
             """
     )
 
@@ -28,6 +29,14 @@ struct FeaturesCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where to write the float32 [frames, bins] .npy file.")
     var output: String
 
+    mutating func validate() throws {
+        // The .npy is written while the audio is still being read: the same file for both would destroy the input.
+        if let audio = Self.status(of: input), let target = Self.status(of: output),
+           audio.st_dev == target.st_dev, audio.st_ino == target.st_ino {
+            throw ValidationError("-o \(output) is the input file; choose another name for the .npy")
+        }
+    }
+
     mutating func run() throws {
         let featureSpec = try spec.map { try FeatureSpec(contentsOf: URL(fileURLWithPath: $0)) } ?? FeatureSpec()
         let extractor = try FeatureExtractor(spec: featureSpec)
@@ -39,12 +48,21 @@ struct FeaturesCommand: ParsableCommand {
         } catch {
             // A half-written array would look like a short recording; leave nothing rather than that.
             try? writer.close()
-            try? FileManager.default.removeItem(atPath: output)
+            // Only a file this run wrote: `-o /dev/null` must never unlink the device.
+            if let written = Self.status(of: output), written.st_mode & S_IFMT == S_IFREG {
+                try? FileManager.default.removeItem(atPath: output)
+            }
             throw error
         }
         print(
             "\(output): \(writer.rows) frames × \(writer.columns) \(featureSpec.kind.rawValue) bins from \(input) "
                 + "(\(String(format: "%.2f", reader.duration)) s at \(reader.sourceSampleRate) Hz, "
                 + "\(reader.sourceChannels) channel\(reader.sourceChannels == 1 ? "" : "s"))")
+    }
+
+    /// The file's `stat`, or nil when it does not exist (yet).
+    private static func status(of path: String) -> stat? {
+        var result = stat()
+        return stat(path, &result) == 0 ? result : nil
     }
 }

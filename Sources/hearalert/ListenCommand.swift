@@ -78,6 +78,9 @@ struct ListenCommand: ParsableCommand {
         guard hookTimeout > 0, hookLimit > 0 else { throw ValidationError("--hook-timeout and --hook-limit must be positive") }
         guard duration.map({ $0 > 0 }) ?? true else { throw ValidationError("--duration must be positive") }
         guard !noEnhance || output != nil else { throw ValidationError("--no-enhance only makes sense with --output") }
+        if let program = hook.first, !ProgramLauncher.canRun(program) {
+            throw ValidationError("--hook: cannot run '\(program)': no such executable file (or not on PATH)")
+        }
     }
 
     mutating func run() throws {

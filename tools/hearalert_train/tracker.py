@@ -4,7 +4,8 @@ so thresholds and tracker settings tuned here mean the same thing there.
 Per label: moving average over the last `smoothing_frames` decisions (scores and their times); hysteresis (on at
 the threshold, off below threshold·off_ratio); a rise is announced once it has lasted `min_duration`; after the
 score falls, the event ends if it does not return within `merge_gap`; after an event, its label may not start again
-until `cooldown` seconds after the offset. Decision times are the centre of the model's input window; an event's
+until `cooldown` seconds after the offset. Decision times are the centre of the model's input window, or, when
+`onset_lag` is set, the window's end minus `onset_lag` (for onsets and offsets alike, as the host does); an event's
 `detected_at` is the stream time when it was announced (the end of the window that confirmed it).
 """
 
@@ -22,9 +23,11 @@ class TrackerSettings:
     min_duration: float = 0.0
     merge_gap: float = 0.5
     cooldown: float = 0.0
+    onset_lag: float | None = None  # s from true onset to the end of the first firing window; None: window centre
 
     def as_metadata(self) -> dict:
-        return asdict(self)
+        # onset_lag is optional in the file: left out when unset, so such files read as before.
+        return {k: v for k, v in asdict(self).items() if not (k == "onset_lag" and v is None)}
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ def track(scores: np.ndarray, decision_times: np.ndarray, stream_times: np.ndarr
     """Events from one file's decisions: `scores` [decisions, labels], times in seconds; events still open at
     the end close at `end_time` (the file's duration), as the host's `finish` does."""
     out: list[Detection] = []
+    if settings.onset_lag is not None:
+        decision_times = np.asarray(stream_times, dtype=np.float64) - settings.onset_lag
     n, n_labels = scores.shape
     s = settings.smoothing_frames
     # Causal moving average over the last s decisions (fewer at the start), as the Swift ring does.

@@ -81,3 +81,17 @@ def test_non_finite_values_are_rejected(parts):
     buffer = buffer[:begin] + struct.pack("<f", float("nan")) + buffer[begin + 4:]
     with pytest.raises(alertnet_ref.ModelError, match="non-finite"):
         alertnet_ref.loads(join(header, buffer))
+
+
+def test_script_refuses_a_window_of_the_wrong_shape(tmp_path, capsys):
+    frames, bins = alertnet_ref.load(FIXTURE).input_shape
+    window = tmp_path / "window.npy"
+    np.save(window, np.zeros((frames + 1, bins), dtype=np.float32))
+    assert alertnet_ref.main([FIXTURE, "--input", str(window)]) == 1
+    assert capsys.readouterr().err == (f"error: {window}: shape [{frames + 1}, {bins}], the model takes "
+                                       f"[{frames}, {bins}] [frames, bins]\n")
+
+
+def test_script_reports_a_missing_window_in_one_line(capsys):
+    assert alertnet_ref.main([FIXTURE, "--input", "/nonexistent/window.npy"]) == 1
+    assert capsys.readouterr().err.startswith("error: /nonexistent/window.npy: ")

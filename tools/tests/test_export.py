@@ -119,3 +119,23 @@ def test_files_are_deterministic_and_read_by_the_safetensors_package(tmp_path):
         assert sorted(handle.keys()) == sorted(tensors)
         for name, value in tensors.items():
             np.testing.assert_array_equal(handle.get_tensor(name), value.astype(np.float32))
+
+
+def test_a_failed_export_keeps_the_previous_file(tmp_path):
+    class DiskFull:  # fails while the tensor data is being written, after the header
+        size, shape = 2, (2,)
+
+        def astype(self, _):
+            raise OSError(28, "No space left on device")
+
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(b"the previous model")
+    with pytest.raises(OSError):
+        export._write_safetensors(path, {"w": DiskFull()}, {})
+    assert path.read_bytes() == b"the previous model"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.safetensors"]
+
+
+def test_script_reports_an_unwritable_output_in_one_line(capsys):
+    assert export.main(["--demo", "/nonexistent/model.safetensors"]) == 1
+    assert capsys.readouterr().err == "/nonexistent/model.safetensors: cannot write: No such file or directory\n"

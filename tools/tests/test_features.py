@@ -293,3 +293,13 @@ def test_numpy_scalars_are_numbers_but_booleans_are_not():
     assert loaded["n_fft"] == 512 and type(loaded["n_fft"]) is int and type(loaded["fmin"]) is float
     with pytest.raises(features.FeatureSpecError, match='"n_fft" must be an integer'):
         features.load_spec({**features.default_spec(), "n_fft": np.bool_(True)})
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["/nonexistent/clip.wav"], "/nonexistent/clip.wav: cannot read audio: "),
+    ([str(CLIPS / "pink.wav"), "-o", "/nonexistent/out.npy"], "/nonexistent/out.npy: cannot write: "),
+])
+def test_script_errors_are_one_line(arguments, message):
+    result = subprocess.run([sys.executable, str(TOOLS / "features.py"), *arguments], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr

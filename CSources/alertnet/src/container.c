@@ -166,8 +166,9 @@ static alertnet_status parse_header(an_container *c, const unsigned char *bytes,
                                  "length (truncated?)", size);
     uint64_t n = read_u64_le(bytes);
     if (n > ALERTNET_MAX_HEADER)
-        return an_fail(error, ALERTNET_ERROR_FORMAT, "header length %llu exceeds the %u-byte limit",
-                       (unsigned long long)n, ALERTNET_MAX_HEADER);
+        /* Almost always some other kind of file (a WAV, a PyTorch checkpoint): say that first. */
+        return an_fail(error, ALERTNET_ERROR_FORMAT, "not a safetensors model file (its header length %llu "
+                       "exceeds the %u-byte limit)", (unsigned long long)n, ALERTNET_MAX_HEADER);
     if (n > size - 8)
         return an_fail(error, ALERTNET_ERROR_FORMAT, "header length %llu runs past the end of the %zu-byte file "
                        "(truncated?)", (unsigned long long)n, size);

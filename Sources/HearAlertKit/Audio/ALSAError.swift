@@ -4,7 +4,7 @@ import Foundation
 /// Why an ALSA device could not be used; each case reads as one line for the person at the terminal.
 public enum ALSAError: Error, Equatable, CustomStringConvertible, LocalizedError {
     /// `snd_pcm_open` failed: usually a misspelt device name, or the device is busy.
-    case cannotOpen(device: String, reason: String)
+    case cannotOpen(device: String, direction: ALSAPCM.Direction, reason: String)
     /// The device refused the format, rate or period sizes even through ALSA's `plug` conversion layer.
     case cannotConfigure(device: String, step: String, reason: String)
     /// Reading or writing failed in a way `snd_pcm_recover` cannot repair: the device was unplugged or died.
@@ -14,8 +14,10 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible, LocalizedError
 
     public var description: String {
         switch self {
-        case .cannotOpen(let device, let reason):
-            "cannot open audio device '\(device)': \(reason) (see `hearalert devices`)"
+        case .cannotOpen(let device, let direction, let reason):
+            // The direction tells which of `listen --device` and `--output` to correct.
+            "cannot open audio device '\(device)' for \(direction == .capture ? "capture" : "playback"): \(reason) "
+                + "(see `hearalert devices`)"
         case .cannotConfigure(let device, let step, let reason):
             "audio device '\(device)' refused \(step): \(reason)"
         case .deviceLost(let device, let reason):

@@ -37,7 +37,8 @@ public final class ALSAPCM {
     /// 16-bit samples as the device moves them; one buffer's worth, so no transfer ever needs more.
     private let scratch: UnsafeMutableBufferPointer<Int16>
 
-    /// Opens `device` at `sampleRate`, mono float, with periods near `periodFrames` and `periodsPerBuffer` of them.
+    /// Opens `device` at `sampleRate`, 16-bit mono (delivered as Float), with periods near `periodFrames` and
+    /// `periodsPerBuffer` of them.
     public init(
         device: String, direction: Direction, sampleRate: Int, periodFrames: Int, periodsPerBuffer: Int = 4
     ) throws(ALSAError) {
@@ -45,7 +46,7 @@ public final class ALSAPCM {
         do {
             attempt = try Self.open(device, direction, sampleRate, periodFrames, periodsPerBuffer)
         } catch .cannotConfigure where !device.hasPrefix("plug") {
-            // The hardware cannot do float mono at this rate: let ALSA's plug layer convert for us.
+            // The hardware cannot do 16-bit mono at this rate: let ALSA's plug layer convert for us.
             attempt = try Self.open("plug:'\(device)'", direction, sampleRate, periodFrames, periodsPerBuffer)
         }
         handle = attempt.handle
@@ -111,7 +112,7 @@ public final class ALSAPCM {
         var opened: OpaquePointer?
         let status = snd_pcm_open(&opened, name, direction.alsaStream, 0)
         guard status >= 0, let handle = opened else {
-            throw .cannotOpen(device: name, reason: ALSAError.message(status))
+            throw .cannotOpen(device: name, direction: direction, reason: ALSAError.message(status))
         }
         do {
             let (period, buffer) = try configureHardware(handle, name, sampleRate, periodFrames, periodsPerBuffer)

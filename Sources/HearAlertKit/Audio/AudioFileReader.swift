@@ -9,10 +9,13 @@ import Foundation
 /// A file that ends before its header says, or fails to decode, is `AudioFileError.truncated`.
 /// Not for concurrent use; it may be handed from one thread to another.
 public final class AudioFileReader: @unchecked Sendable {
+    /// The file read, as given.
     public let path: String
     /// The rate samples are delivered at.
     public let sampleRate: Int
+    /// The file's own sample rate, before resampling.
     public let sourceSampleRate: Int
+    /// The file's channel count, before mixing to mono.
     public let sourceChannels: Int
     /// Frames the file's header promises, at the source rate; 0 if the format does not say (a streamed Ogg).
     public let sourceFrames: Int

@@ -11,10 +11,13 @@ public final class AudioFileWriter: @unchecked Sendable {
         case float32
     }
 
+    /// The file written, as given.
     public let path: String
+    /// Samples per second stored in the header.
     public let sampleRate: Int
     private let file: SoundFile
 
+    /// Creates (or replaces) the file; throws `AudioFileError` when it cannot be written.
     public init(path: String, sampleRate: Int, encoding: Encoding = .pcm16) throws {
         guard sampleRate >= 1 else {
             throw AudioFileError.invalidRequest(path: path, reason: "sample rate must be positive, got \(sampleRate)")

@@ -10,10 +10,13 @@ import Foundation
 /// Nothing is allocated after init. Not for concurrent use; it may be handed from one thread to another
 /// (e.g. from the setup code to a live capture thread).
 public final class Resampler: @unchecked Sendable {
+    /// Samples per second fed to `process`.
     public let inputRate: Double
+    /// Samples per second produced.
     public let outputRate: Double
     private let soxr: soxr_t
 
+    /// Throws `ResamplerError` for a rate that is not a positive finite number or that libsoxr refuses.
     public init(inputRate: Double, outputRate: Double) throws {
         guard inputRate.isFinite, outputRate.isFinite, inputRate > 0, outputRate > 0 else {
             throw ResamplerError.invalidRate(input: inputRate, output: outputRate)

@@ -20,6 +20,7 @@ public final class SPSCRingBuffer: @unchecked Sendable {
     /// Samples the ring can hold: `minimumCapacity` rounded up to a power of two, so wrapping is a mask.
     public let capacity: Int
 
+    /// Allocates the whole ring now, so neither side ever allocates later.
     public init(minimumCapacity: Int) {
         precondition(minimumCapacity > 0, "a ring buffer needs room for at least one sample")
         var size = 1

@@ -11,6 +11,7 @@ import Foundation
 /// All buffers are allocated at init; `process` allocates nothing. Not for concurrent use; it may be handed
 /// from one thread to another.
 public final class FeatureExtractor: @unchecked Sendable {
+    /// The features computed, exactly as the model file describes them.
     public let spec: FeatureSpec
 
     private let fft: RealFFT

@@ -34,30 +34,49 @@ public struct FeatureSpec: Codable, Sendable, Equatable {
 
     /// Per-bin standardisation learned at training time, applied last as `(x - mean) / std`.
     public struct Normalization: Codable, Sendable, Equatable {
+        /// Training-set mean per bin (`binCount` values).
         public var mean: [Float]
+        /// Training-set standard deviation per bin (`binCount` values, all positive).
         public var std: [Float]
 
+        /// Lengths and positivity are checked by `FeatureSpec.validate()`, against the spec they belong to.
         public init(mean: [Float], std: [Float]) {
             self.mean = mean
             self.std = std
         }
     }
 
+    /// Audio samples per second the features are computed at (`sample_rate`); input is resampled to it.
     public var sampleRate: Int
+    /// FFT size (`n_fft`): a frame spans this many samples, and the spectrum has `nFFT / 2 + 1` bins.
     public var nFFT: Int
+    /// Window length (`win_length`, ≤ `nFFT`), centred in the frame and zero-padded to `nFFT` as librosa does.
     public var winLength: Int
+    /// Samples between frame starts (`hop_length`): the feature frame rate is `sampleRate / hopLength`.
     public var hopLength: Int
+    /// Analysis window shape.
     public var window: Window
+    /// Log-Mel bands or the log-power spectrum.
     public var kind: Kind
+    /// Mel bands (`n_mels`); used only for `.logMel`.
     public var nMels: Int
+    /// Lowest Mel band edge in Hz; used only for `.logMel`.
     public var fmin: Double
+    /// Highest Mel band edge in Hz (≤ `sampleRate / 2`); used only for `.logMel`.
     public var fmax: Double
+    /// Mel formula (`mel_scale`); used only for `.logMel`.
     public var melScale: MelScale
+    /// Mel filter normalisation (`mel_norm`); used only for `.logMel`.
     public var melNorm: MelNorm
+    /// Exponent applied to the magnitude spectrum: 2 for power, 1 for magnitude.
     public var power: Double
+    /// Base of the logarithm (`log_base`): 10 with multiplier 10 gives decibels.
     public var logBase: Double
+    /// Factor on the logarithm (`log_multiplier`).
     public var logMultiplier: Double
+    /// Values are clamped to at least this before the log (`log_floor`), so silence gives a finite floor.
     public var logFloor: Double
+    /// Per-bin standardisation applied last; nil for none.
     public var normalization: Normalization?
 
     enum CodingKeys: String, CodingKey, CaseIterable {

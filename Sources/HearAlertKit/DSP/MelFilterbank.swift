@@ -8,13 +8,18 @@ import Foundation
 public struct MelFilterbank: Sendable {
     /// One band: `weights[i]` applies to spectrum bin `firstBin + i`.
     public struct Band: Sendable {
+        /// The first spectrum bin the band touches.
         public let firstBin: Int
+        /// The band's non-zero weights, from `firstBin` on.
         public let weights: [Float]
     }
 
+    /// One entry per Mel band, lowest first.
     public let bands: [Band]
+    /// Bins of the spectrum the filters apply to (`nFFT / 2 + 1`).
     public let binCount: Int
 
+    /// Builds the filters for already validated parameters (see `FeatureSpec.validate()`).
     public init(sampleRate: Int, nFFT: Int, nMels: Int, fmin: Double, fmax: Double,
                 scale: FeatureSpec.MelScale, norm: FeatureSpec.MelNorm) {
         let binCount = nFFT / 2 + 1

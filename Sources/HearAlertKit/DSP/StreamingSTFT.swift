@@ -17,7 +17,9 @@ import Foundation
 ///
 /// Nothing is allocated after init. Not for concurrent use; it may be handed from one thread to another.
 public final class StreamingSTFT: @unchecked Sendable {
+    /// Samples per frame (the FFT size).
     public let fftSize: Int
+    /// Samples between frame starts.
     public let hopLength: Int
     /// Output sample k is input sample k - `latencySamples` (for an unmodified spectrum): the synthesis window's
     /// length minus one hop, because a sample is finished only when the last frame covering it has been added.

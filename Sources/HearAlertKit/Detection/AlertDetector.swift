@@ -6,7 +6,8 @@
 ///
 /// Timing: frame `f` covers samples `[f·hop, f·hop + nFFT)`. A decision on frames `f-T+1 … f` describes the
 /// centre of that span (its `decisionTime`) and was possible once sample `f·hop + nFFT` had arrived (its
-/// `streamTime`, which becomes `detectedAt`).
+/// `streamTime`, which becomes `detectedAt`). With an onset lag in the settings the tracker stamps decisions at
+/// `streamTime − onsetLag` instead (see `EventTracker`).
 public final class AlertDetector {
     /// The model whose features, context and labels this detector follows.
     public let model: AlertModel
@@ -26,11 +27,18 @@ public final class AlertDetector {
     private var framesSeen = 0
     private var samplesSeen = 0
 
+    /// Throws when `settings` were made for other labels than the model's, or its feature spec cannot be computed.
     public init(model: AlertModel, settings: TrackerSettings) throws {
         guard settings.labels == model.labels else {
             throw TrackerSettingsError.invalid("the settings' labels \(settings.labels) are not the model's \(model.labels)")
         }
         let spec = model.featureSpec
+        let windowSeconds = Double((model.contextFrames - 1) * spec.hopLength + spec.nFFT) / Double(spec.sampleRate)
+        if let lag = settings.onsetLag, lag > windowSeconds {
+            throw TrackerSettingsError.invalid(
+                "onset lag \(lag) s is longer than the model's window (\(windowSeconds) s): an onset must lie inside "
+                    + "the window that fires")
+        }
         self.model = model
         tracker = EventTracker(settings: settings)
         features = try FeatureExtractor(spec: spec)
@@ -56,9 +64,6 @@ public final class AlertDetector {
 
     /// Samples per second the detector expects (the model's feature sample rate).
     public var expectedSampleRate: Int { Int(sampleRate) }
-
-    /// True while an announced alert has not yet ended.
-    public var hasAnnouncedAlert: Bool { tracker.announcedAlertCount > 0 }
 
     /// True from the first decision above a threshold until the alert ends: when the enhancer keeps alert bands.
     public var isAlertPossible: Bool { tracker.isAnyAlertPossible }

@@ -15,6 +15,7 @@ public struct AlertEvent: Sendable, Equatable, Codable {
     /// Highest smoothed score seen during the event.
     public var peakScore: Float
 
+    /// For trackers and tests; values are taken as given.
     public init(label: String, onset: Double, offset: Double, detectedAt: Double, peakScore: Float) {
         self.label = label
         self.onset = onset

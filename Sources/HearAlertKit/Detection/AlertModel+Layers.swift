@@ -8,7 +8,9 @@ public struct AlertModelLayer: Sendable, Equatable {
     public let detail: String
     /// Output shape: `[C, H, W]` or `[N]`.
     public let outputShape: [Int]
+    /// Weights and biases the layer holds (after batch-norm folding, as stored).
     public let parameterCount: Int
+    /// Millions of floating-point operations per inference, a multiply-add counting as two.
     public let mflops: Double
 }
 

@@ -3,6 +3,7 @@ import Foundation
 /// What `hearalert model inspect` prints: enough to tell which model a file holds, what it listens for, what
 /// features it needs and what it costs, without Python.
 public struct AlertModelReport: Sendable {
+    /// The whole report, one fact per line, ready to print.
     public let text: String
 
     /// Loads the file (throwing `AlertModelError` exactly as `AlertModel(path:)` does) and describes it.

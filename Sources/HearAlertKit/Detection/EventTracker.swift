@@ -12,6 +12,13 @@
 /// 5. **Cooldown**: after an event ends, its label may not start a new event until `cooldown` seconds after the
 ///    offset; a sound still present when the cooldown expires starts an event then, so nothing is lost for good.
 ///
+/// Time stamps: each decision describes the centre of the model's window, or `window end − onsetLag` when the
+/// settings give an onset lag (a model trained to fire early, see `TrackerSettings.onsetLag`). That one time is
+/// used for everything — onsets, offsets, minimum duration, merge gap, cooldown — rather than shifting onsets
+/// alone: event lengths and the gaps compared with `mergeGap` stay measured between like points, and a model
+/// that fires early after an onset also stops firing early after an offset (the same few frames of sound
+/// decide both edges), so the same correction fits both.
+///
 /// Allocation-free after `init`: it runs on the real-time processing thread.
 public struct EventTracker {
     private enum Phase {
@@ -33,6 +40,7 @@ public struct EventTracker {
     private var nextSlot = 0
     private var filledSlots = 0
 
+    /// A tracker with every label idle and no history; settings are already validated.
     public init(settings: TrackerSettings) {
         self.settings = settings
         phases = Array(repeating: .idle, count: settings.labels.count)
@@ -41,7 +49,8 @@ public struct EventTracker {
         historyTimes = Array(repeating: 0, count: settings.smoothingFrames)
     }
 
-    /// How many alerts have been announced and not yet ended: while non-zero the enhancer keeps alert bands.
+    /// How many alerts have been announced and not yet ended (the enhancer follows `isAnyAlertPossible`, which
+    /// also covers alerts still rising).
     public var announcedAlertCount: Int {
         phases.reduce(0) { count, phase in
             switch phase {
@@ -64,8 +73,10 @@ public struct EventTracker {
     ///
     /// - Parameters:
     ///   - scores: one score per label, in the model's label order.
-    ///   - decisionTime: the stream time the scores describe (the centre of the model's input window).
-    ///   - streamTime: how much audio had arrived when the decision was possible; becomes `detectedAt`.
+    ///   - decisionTime: the stream time the scores describe (the centre of the model's input window); replaced
+    ///     by `streamTime − onsetLag` when the settings have an onset lag.
+    ///   - streamTime: how much audio had arrived when the decision was possible (the end of the model's input
+    ///     window); becomes `detectedAt`.
     ///   - emit: receives any messages, in order.
     public mutating func update(
         scores: UnsafeBufferPointer<Float>, decisionTime: Double, streamTime: Double,
@@ -75,7 +86,7 @@ public struct EventTracker {
         precondition(scores.count == labelCount, "expected \(labelCount) scores, got \(scores.count)")
         let slot = nextSlot
         for label in 0..<labelCount { history[slot * labelCount + label] = scores[label] }
-        historyTimes[slot] = decisionTime
+        historyTimes[slot] = settings.onsetLag.map { streamTime - $0 } ?? decisionTime
         nextSlot = (slot + 1) % settings.smoothingFrames
         filledSlots = min(filledSlots + 1, settings.smoothingFrames)
 

@@ -11,6 +11,7 @@ public final class FileDetector {
     /// Samples read per block: large enough that per-call overhead vanishes, small enough to stay in cache.
     public var blockFrames = 4096
 
+    /// Each file gets a fresh `AlertDetector` over this model, so no state carries from one file to the next.
     public init(model: AlertModel, settings: TrackerSettings) {
         self.model = model
         self.settings = settings

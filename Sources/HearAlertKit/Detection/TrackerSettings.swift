@@ -19,6 +19,11 @@ public struct TrackerSettings: Sendable, Equatable {
     public var mergeGap: Double
     /// Seconds after an event of a label ends during which that label does not start a new one.
     public var cooldown: Double
+    /// Seconds from an alert's true onset to the end of the first model window that fires, for a model trained
+    /// to fire early: decisions are then stamped at `window end − onsetLag` instead of the window's centre, so
+    /// early firing (low latency) no longer means early onsets. Nil keeps the centre. At most the window's
+    /// length (checked by `AlertDetector`, which knows the window).
+    public var onsetLag: Double?
 
     /// Used when a model file has no `tracker` metadata. The 1 s merge gap is the corpus convention (CORPUS.md).
     public static let fallback = (smoothingFrames: 3, offRatio: Float(0.5), minDuration: 0.1, mergeGap: 1.0,
@@ -27,7 +32,7 @@ public struct TrackerSettings: Sendable, Equatable {
     public init(
         labels: [String], thresholds: [Float], smoothingFrames: Int = fallback.smoothingFrames,
         offRatio: Float = fallback.offRatio, minDuration: Double = fallback.minDuration,
-        mergeGap: Double = fallback.mergeGap, cooldown: Double = fallback.cooldown
+        mergeGap: Double = fallback.mergeGap, cooldown: Double = fallback.cooldown, onsetLag: Double? = nil
     ) throws(TrackerSettingsError) {
         self.labels = labels
         self.thresholds = thresholds
@@ -36,6 +41,7 @@ public struct TrackerSettings: Sendable, Equatable {
         self.minDuration = minDuration
         self.mergeGap = mergeGap
         self.cooldown = cooldown
+        self.onsetLag = onsetLag
         try validate()
     }
 
@@ -44,6 +50,7 @@ public struct TrackerSettings: Sendable, Equatable {
         labels: [String], thresholds: [Float], trackerMetadata: String?, overrides: TrackerOverrides = .init()
     ) throws(TrackerSettingsError) {
         var defaults = Self.fallback
+        var onsetLag: Double?
         if let trackerMetadata {
             let metadata = try Self.decode(trackerMetadata)
             defaults.smoothingFrames = metadata.smoothingFrames ?? defaults.smoothingFrames
@@ -51,6 +58,7 @@ public struct TrackerSettings: Sendable, Equatable {
             defaults.minDuration = metadata.minDuration ?? defaults.minDuration
             defaults.mergeGap = metadata.mergeGap ?? defaults.mergeGap
             defaults.cooldown = metadata.cooldown ?? defaults.cooldown
+            onsetLag = metadata.onsetLag
         }
         var thresholds = thresholds
         for (label, threshold) in overrides.thresholds {
@@ -65,7 +73,8 @@ public struct TrackerSettings: Sendable, Equatable {
             offRatio: overrides.offRatio ?? defaults.offRatio,
             minDuration: overrides.minDuration ?? defaults.minDuration,
             mergeGap: overrides.mergeGap ?? defaults.mergeGap,
-            cooldown: overrides.cooldown ?? defaults.cooldown)
+            cooldown: overrides.cooldown ?? defaults.cooldown,
+            onsetLag: overrides.onsetLag ?? onsetLag)
     }
 
     /// Settings from a model file's labels, default thresholds and `tracker` metadata, then `overrides`.
@@ -87,6 +96,9 @@ public struct TrackerSettings: Sendable, Equatable {
         where !(value >= 0 && value.isFinite) {
             throw .invalid("\(name) \(value) is not a non-negative number of seconds")
         }
+        if let onsetLag, !(onsetLag >= 0 && onsetLag.isFinite) {
+            throw .invalid("onset lag \(onsetLag) is not a non-negative number of seconds")
+        }
     }
 
     /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored.
@@ -96,6 +108,7 @@ public struct TrackerSettings: Sendable, Equatable {
         var minDuration: Double?
         var mergeGap: Double?
         var cooldown: Double?
+        var onsetLag: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case smoothingFrames = "smoothing_frames"
@@ -103,6 +116,7 @@ public struct TrackerSettings: Sendable, Equatable {
             case minDuration = "min_duration"
             case mergeGap = "merge_gap"
             case cooldown
+            case onsetLag = "onset_lag"
         }
     }
 
@@ -129,14 +143,20 @@ public struct TrackerOverrides: Sendable, Equatable {
     public var thresholds: [String: Float]
     /// The other fields mirror `TrackerSettings`; see there for what each one trades.
     public var smoothingFrames: Int?
+    /// Replaces the off-threshold ratio when set.
     public var offRatio: Float?
+    /// Replaces the minimum duration (seconds) when set.
     public var minDuration: Double?
+    /// Replaces the merge gap (seconds) when set.
     public var mergeGap: Double?
+    /// Replaces the per-label cooldown (seconds) when set.
     public var cooldown: Double?
+    /// Replaces the onset lag (seconds; window end − lag stamps each decision) when set.
+    public var onsetLag: Double?
 
     public init(
         thresholds: [String: Float] = [:], smoothingFrames: Int? = nil, offRatio: Float? = nil,
-        minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil
+        minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil, onsetLag: Double? = nil
     ) {
         self.thresholds = thresholds
         self.smoothingFrames = smoothingFrames
@@ -144,6 +164,7 @@ public struct TrackerOverrides: Sendable, Equatable {
         self.minDuration = minDuration
         self.mergeGap = mergeGap
         self.cooldown = cooldown
+        self.onsetLag = onsetLag
     }
 }
 

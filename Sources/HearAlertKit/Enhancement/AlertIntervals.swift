@@ -6,6 +6,7 @@ public struct AlertIntervals: Sendable, Equatable {
     /// Alert stretches in seconds from the file's start, sorted by onset.
     public let intervals: [ClosedRange<Double>]
 
+    /// Any order, overlaps allowed (a siren and a horn at once).
     public init(_ intervals: [ClosedRange<Double>] = []) {
         self.intervals = intervals.sorted { $0.lowerBound < $1.lowerBound }
     }

@@ -26,6 +26,7 @@ public struct EnhancerConfiguration: Sendable, Equatable {
     /// taken to carry the alert and pass at unit gain.
     public var alertDominanceDB: Float
 
+    /// The defaults are what `listen` plays: low latency, strength 0.7, alert bins 3 dB above the noise.
     public init(mode: Mode = .lowLatency, strength: Float = 0.7, alertDominanceDB: Float = 3) {
         self.mode = mode
         self.strength = strength

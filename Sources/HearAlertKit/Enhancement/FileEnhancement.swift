@@ -5,9 +5,13 @@ import Foundation
 public enum FileEnhancement {
     /// What one run did, for the command to report.
     public struct Summary: Sendable, Equatable {
+        /// Samples written, as many as were read.
         public let samples: Int
+        /// The input's (and output's) sample rate.
         public let sampleRate: Int
+        /// The enhancer's delay, removed from the output.
         public let latencySamples: Int
+        /// Seconds during which the alert flag was on.
         public let alertSeconds: Double
     }
 

@@ -37,7 +37,7 @@ public struct CorpusEvaluator: Sendable {
                 defer { group.leave() }
                 work(state: state, makeDetector: makeDetector, start: start, progress: progress)
             }
-            thread.stackSize = 8 << 20
+            thread.stackSize = 8 << 20  // room for the matching's recursive augmenting-path search on dense files
             thread.start()
         }
         group.wait()
@@ -65,10 +65,11 @@ public struct CorpusEvaluator: Sendable {
             let file = corpus.files[index]
             do {
                 try checkDuration(of: file)
-                let detections = try detector.detect(path: corpus.audioPath(of: file))
-                let enhancementScore = try enhancement?.score(file, in: corpus, detections: detections)
+                let detection = try detector.detect(path: corpus.audioPath(of: file))
+                let enhancementScore = try enhancement?.score(file, in: corpus, alertActivity: detection.alertActivity)
                 state.withLock { state in
-                    state.add(index: index, file: file, detections: detections, enhancementScore: enhancementScore)
+                    state.add(index: index, file: file, detections: detection.events,
+                              enhancementScore: enhancementScore)
                     progress(EvaluationProgress(
                         filesDone: state.filesDone, fileCount: corpus.files.count, secondsDone: state.secondsDone,
                         totalSeconds: corpus.duration, elapsed: (ContinuousClock.now - start).seconds))

@@ -3,8 +3,8 @@ import Foundation
 /// Runs the speech enhancer over one corpus file the way the live pipeline would, and scores its output against
 /// the clean speech (with the alert stem added, when there is one) using `EnhancementMetrics`.
 ///
-/// The alert pass-through follows the detector: the enhancer is told an alert is active from each detection's
-/// `detectedAt` to its offset, as `listen` would tell it, so scores include the cost of late or missed alerts.
+/// The alert pass-through follows the detector: the enhancer is told an alert is active when the live listener
+/// would tell it (`FileDetection.alertActivity`), so scores include the cost of late or missed alerts.
 /// Holds one enhancer; not `Sendable` (one per worker thread), and it reads whole files into memory, which is
 /// fine for corpus clips of seconds to minutes.
 public final class FileEnhancementScorer {
@@ -25,13 +25,13 @@ public final class FileEnhancementScorer {
     ///
     /// The target is what the listener should hear: the clean speech, plus the alert stem when `alerts/`
     /// exists (HearAlert keeps alerts audible on purpose, so an alert in the output is not an error).
-    public func score(_ file: CorpusFile, in corpus: Corpus, detections: [DetectedEvent]) throws
+    public func score(_ file: CorpusFile, in corpus: Corpus, alertActivity: [Range<Double>]) throws
         -> FileEnhancementScore
     {
         let mixturePath = corpus.audioPath(of: file)
         let mixture = try AudioFile.readAll(path: mixturePath, sampleRate: sampleRate)
         var target = try readAligned(corpus.cleanPath(of: file), length: mixture.count, mixturePath: mixturePath)
-        let output = enhance(mixture, alertActive: detections.map { ($0.detectedAt, $0.offset) })
+        let output = enhance(mixture, alertActivity: alertActivity)
         var retained: Double?
         if corpus.hasAlertStems {
             let alerts = try readAligned(corpus.alertsPath(of: file), length: mixture.count, mixturePath: mixturePath)
@@ -63,7 +63,7 @@ public final class FileEnhancementScorer {
     }
 
     /// The enhancer's output, delayed back by its latency so sample k is the enhanced input sample k.
-    private func enhance(_ input: [Float], alertActive spans: [(start: Double, end: Double)]) -> [Float] {
+    private func enhance(_ input: [Float], alertActivity: [Range<Double>]) -> [Float] {
         enhancer.reset()
         let hop = enhancer.hopLength, latency = enhancer.latencySamples
         let hops = (input.count + latency + hop - 1) / hop
@@ -73,7 +73,7 @@ public final class FileEnhancementScorer {
             output.withUnsafeMutableBufferPointer { destination in
                 for index in 0..<hops {
                     let time = Double(index * hop) / Double(sampleRate)
-                    enhancer.setAlertActive(spans.contains { $0.start <= time && time < $0.end })
+                    enhancer.setAlertActive(alertActivity.contains { $0.contains(time) })
                     enhancer.process(UnsafeBufferPointer(rebasing: source[index * hop..<(index + 1) * hop]),
                                      into: UnsafeMutableBufferPointer(rebasing: destination[index * hop..<(index + 1) * hop]))
                 }

@@ -11,6 +11,7 @@ public final class AlertDispatcher: @unchecked Sendable {
     private let sinks: [any AlertSink]
     private let source: String
 
+    /// `source` (the device name or file path) is stamped on every report, as the `source` JSON field.
     public init(sinks: [any AlertSink], source: String) {
         self.sinks = sinks
         self.source = source
@@ -26,8 +27,22 @@ public final class AlertDispatcher: @unchecked Sendable {
 
     /// Waits until every posted message has been delivered, then lets each sink finish its work in flight.
     public func finish() {
-        queue.sync { [self] in
+        finish(waitingAtMost: .infinity)
+    }
+
+    /// As `finish()`, but gives up after `seconds` and returns false: a reader of standard output that is stuck
+    /// (a paused pipeline) must not make shutdown hang. The sink thread is then left blocked until exit.
+    @discardableResult
+    public func finish(waitingAtMost seconds: Double) -> Bool {
+        let finished = DispatchSemaphore(value: 0)
+        queue.async { [self] in
             for sink in sinks { sink.finish() }
+            finished.signal()
         }
+        guard seconds.isFinite else {
+            finished.wait()
+            return true
+        }
+        return finished.wait(timeout: .now() + seconds) == .success
     }
 }

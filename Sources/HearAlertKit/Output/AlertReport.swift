@@ -9,6 +9,7 @@ public struct AlertReport: Sendable, Equatable {
     /// When HearAlert emitted the message; for live listening, the moment the person was told.
     public var time: Date
 
+    /// `time` defaults to now: a report is made when its message is emitted.
     public init(message: AlertMessage, source: String, time: Date = Date()) {
         self.message = message
         self.source = source
@@ -26,6 +27,7 @@ public struct AlertReport: Sendable, Equatable {
 /// Sinks run on the dispatcher's own thread, never on the audio path, so they may be slow; they must not throw
 /// (a failing sink reports its trouble as a diagnostic and carries on).
 public protocol AlertSink: AnyObject {
+    /// Called on the dispatcher's sink thread for each message, in order; may be slow, never on the audio path.
     func deliver(_ report: AlertReport)
     /// Called once when the stream ends: write out anything buffered, wait briefly for work in flight.
     func finish()

@@ -8,10 +8,7 @@ public final class DesktopNotifier: AlertSink {
     /// Nil when `program` (normally `notify-send`, looked up on `PATH`) is not there; the caller tells the person
     /// that notifications are unavailable.
     public init?(launcher: ProgramLauncher, program: String = "notify-send") {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let found = program.contains("/") ? FileManager.default.isExecutableFile(atPath: program)
-            : path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
-        guard found else { return nil }
+        guard ProgramLauncher.canRun(program) else { return nil }
         self.launcher = launcher
         self.program = program
     }

@@ -5,6 +5,7 @@ import Foundation
 public struct Diagnostics: Sendable {
     private let sink: @Sendable (String) -> Void
 
+    /// A destination of your own (tests collect the lines); it may be called from any thread.
     public init(_ sink: @escaping @Sendable (String) -> Void) {
         self.sink = sink
     }

@@ -23,6 +23,8 @@ public final class HookRunner: AlertSink {
     private let trigger: Trigger
     private let launcher: ProgramLauncher
 
+    /// `command` is the program and its arguments exactly as the person gave them; the launcher bounds how long
+    /// and how many hooks run.
     public init(command: [String], trigger: Trigger, launcher: ProgramLauncher) {
         precondition(!command.isEmpty, "a hook needs a program")
         self.command = command

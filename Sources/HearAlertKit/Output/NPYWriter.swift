@@ -25,14 +25,18 @@ public enum NPYError: Error, Equatable, CustomStringConvertible, LocalizedError 
 /// Rows stream to disk as they come (features of a ten-hour recording need not fit in memory); the header is
 /// written first with room for any row count and rewritten with the final count on `close()`.
 public final class NPYWriter {
+    /// The file written, as given.
     public let path: String
+    /// Values per row (feature bins).
     public let columns: Int
+    /// Rows appended so far.
     public private(set) var rows = 0
     private var stream: UnsafeMutablePointer<FILE>?
 
     /// Header size: a multiple of 64 as the format asks, with room for a 20-digit row count.
     private static let headerSize = 128
 
+    /// Creates (or replaces) the file and writes a provisional header; throws `NPYError`.
     public init(path: String, columns: Int) throws {
         guard columns >= 1 else {
             throw NPYError.shapeMismatch(path: path, reason: "a matrix needs at least one column, got \(columns)")

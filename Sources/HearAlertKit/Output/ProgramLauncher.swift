@@ -18,11 +18,20 @@ public final class ProgramLauncher: Sendable {
     private let running = Mutex<Set<pid_t>>([])
     private let finished = DispatchGroup()
 
+    /// Both limits must be positive (callers validate user input first); failures are reported to `diagnostics`.
     public init(timeLimit: Double, maxConcurrent: Int, diagnostics: Diagnostics = .standardError) {
         precondition(timeLimit > 0 && maxConcurrent > 0, "a launcher needs a time limit and room for one program")
         self.timeLimit = timeLimit
         self.maxConcurrent = maxConcurrent
         self.diagnostics = diagnostics
+    }
+
+    /// Whether `launch` would find `program`: an executable file at that path if it contains a `/`, else on
+    /// `PATH` (as `posix_spawnp` searches). Lets a listener refuse a mistyped hook at start, not at the first alert.
+    public static func canRun(_ program: String) -> Bool {
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
     }
 
     /// How many launched programs have not exited yet.
@@ -46,12 +55,17 @@ public final class ProgramLauncher: Sendable {
         }
         running.withLock { _ = $0.insert(pid) }
         finished.enter()
-        DispatchQueue.global().async { [self] in
+        // A thread of its own, not a GCD global one: the watcher sleeps between polls for up to `timeLimit`, and
+        // a few sleeping GCD workers starve every global queue (the alert sinks, the signal handlers) for a
+        // second or more on a small machine before GCD adds threads.
+        let watcher = Thread { [self] in
             let outcome = watch(pid)
             running.withLock { _ = $0.remove(pid) }
             if let outcome { diagnostics.report("\(program) \(outcome)") }
             finished.leave()
         }
+        watcher.name = "hearalert-hook-\(pid)"
+        watcher.start()
     }
 
     /// Waits up to `grace` seconds for programs still running, then stops the rest (at exit: no orphans).
@@ -142,7 +156,16 @@ public final class ProgramLauncher: Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        var status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        // ETXTBSY: a file just written (a freshly installed hook) is still open for writing in some child that
+        // another thread forked before the writer closed it, until that child execs. That takes milliseconds, so
+        // retrying for up to a quarter second runs the hook instead of losing the alert's notification.
+        var retries = 0
+        while status == ETXTBSY && retries < 50 {
+            usleep(5_000)
+            retries += 1
+            status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        }
         guard status == 0 else { throw SpawnError(status) }
         return pid
     }

@@ -5,30 +5,31 @@ import Synchronization
 /// A thread that owns one ALSA device and moves audio between it and a ring: capture fills the ring, playback
 /// drains it. It never waits on anything but the device (and, for playback, the ring), and it survives the
 /// device: an overrun or underrun is repaired in place, a lost device is reported and reopened with backoff
-/// (0.5 s doubling to 10 s) until the stream stops.
+/// (0.5 s doubling to 10 s) until the stream stops. What happens is only counted (`DeviceEvents`); the reporter
+/// thread puts it into words, so a stalled standard error never holds up audio.
 final class AudioDeviceThread: Sendable {
     let ring: SPSCRingBuffer
     /// Capture: signalled after each period is queued. Playback: waited on for the next period.
     let ringSignal = DispatchSemaphore(value: 0)
-    /// Capture: samples that did not fit in the ring because processing fell behind.
-    let droppedSamples = Atomic<Int>(0)
 
     private let device: String
     private let direction: ALSAPCM.Direction
     private let sampleRate: Int
     private let periodFrames: Int
     private let stopRequested: @Sendable () -> Bool
-    private let diagnostics: Diagnostics
+    private let events: DeviceEvents
+    private let realtimePriority: Int32?
     private let firstOpen = Mutex<Result<String, ALSAError>?>(nil)
     private let opened = DispatchSemaphore(value: 0)
 
     init(device: String, direction: ALSAPCM.Direction, sampleRate: Int, periodFrames: Int, ringCapacity: Int,
-         diagnostics: Diagnostics, stopRequested: @escaping @Sendable () -> Bool) {
+         events: DeviceEvents, realtimePriority: Int32?, stopRequested: @escaping @Sendable () -> Bool) {
         self.device = device
         self.direction = direction
         self.sampleRate = sampleRate
         self.periodFrames = periodFrames
-        self.diagnostics = diagnostics
+        self.events = events
+        self.realtimePriority = realtimePriority
         self.stopRequested = stopRequested
         ring = SPSCRingBuffer(minimumCapacity: ringCapacity)
     }
@@ -41,13 +42,13 @@ final class AudioDeviceThread: Sendable {
     func start() throws(ALSAError) -> String {
         let thread = Thread { [self] in run() }
         thread.name = "hearalert-\(role)"
-        thread.qualityOfService = .userInteractive
         thread.start()
         opened.wait()
         return try firstOpen.withLock { $0! }.get()
     }
 
     private func run() {
+        if let realtimePriority { RealtimeScheduling.requestForCurrentThread(priority: realtimePriority) }
         let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
         scratch.initialize(repeating: 0)
         defer { scratch.deallocate() }
@@ -55,8 +56,7 @@ final class AudioDeviceThread: Sendable {
         var backoff = 0.5
         var recovering = false
         var framesSinceOpen = 0
-        var reportedXruns = 0
-        var lastXrunReport = Date.distantPast
+        var countedXruns = 0
         while !stopRequested() {
             guard let stream = pcm else {
                 do {
@@ -67,6 +67,7 @@ final class AudioDeviceThread: Sendable {
                         opened.signal()
                     }
                     pcm = stream
+                    countedXruns = 0
                 } catch {
                     if firstOpen.withLock({ $0 == nil }) {
                         firstOpen.withLock { $0 = .failure(error) }
@@ -81,22 +82,20 @@ final class AudioDeviceThread: Sendable {
                 framesSinceOpen += try transferOnePeriod(stream, scratch)
                 // Only a second of audio flowing proves the device is back; reopening alone may fail again at once.
                 if recovering && framesSinceOpen >= sampleRate {
-                    diagnostics.report("\(role) device '\(device)' is back")
+                    events.recoveries.add(1, ordering: .relaxed)
                     recovering = false
                     backoff = 0.5
                 }
             } catch {
-                diagnostics.report("\(error); reopening in \(backoff) s")
+                events.recordLoss(error, retryIn: backoff)
                 pcm = nil
                 recovering = true
                 framesSinceOpen = 0
                 waitBeforeRetry(&backoff)
             }
-            if stream.recoveredXruns != reportedXruns, Date().timeIntervalSince(lastXrunReport) >= 10 {
-                let kind = direction == .capture ? "overrun" : "underrun"
-                diagnostics.report("\(role) \(kind) on '\(stream.device)' repaired (\(stream.recoveredXruns) so far)")
-                reportedXruns = stream.recoveredXruns
-                lastXrunReport = Date()
+            if stream.recoveredXruns != countedXruns {
+                events.xruns.add(stream.recoveredXruns - countedXruns, ordering: .relaxed)
+                countedXruns = stream.recoveredXruns
             }
         }
     }
@@ -115,7 +114,10 @@ final class AudioDeviceThread: Sendable {
         case .capture:
             let count = try stream.read(into: scratch)
             let queued = ring.write(UnsafeBufferPointer(rebasing: scratch[0..<count]))
-            if queued < count { droppedSamples.add(count - queued, ordering: .relaxed) }
+            if queued < count {
+                events.droppedSamples.add(count - queued, ordering: .relaxed)
+                events.overflows.add(1, ordering: .relaxed)
+            }
             ringSignal.signal()
             return count
         case .playback:

@@ -8,13 +8,19 @@ public struct ListenConfiguration: Sendable, Equatable {
     public var periodSeconds: Double?
     /// Stop after this many seconds of audio (like `arecord -d`); nil listens until stopped.
     public var maxDuration: Double?
+    /// Ask for real-time (`SCHED_FIFO`) priority for the audio threads where permitted (see `RealtimeScheduling`);
+    /// off for tests that run listeners inside the test process.
+    public var realtimeScheduling: Bool
 
+    /// The defaults listen on ALSA's `default` device, play nothing, run until stopped and ask for real-time
+    /// priority.
     public init(captureDevice: String = "default", playbackDevice: String? = nil, periodSeconds: Double? = nil,
-                maxDuration: Double? = nil) {
+                maxDuration: Double? = nil, realtimeScheduling: Bool = true) {
         self.captureDevice = captureDevice
         self.playbackDevice = playbackDevice
         self.periodSeconds = periodSeconds
         self.maxDuration = maxDuration
+        self.realtimeScheduling = realtimeScheduling
     }
 
     /// The period used: 10 ms when only detecting (alerts need no finer timing, and fewer wake-ups cost less),

@@ -11,6 +11,9 @@ import Synchronization
 ///                                      └─► AlertDispatcher (sink thread): stdout, hooks, notifications
 /// ```
 /// The processing thread allocates nothing per period; it hands messages to the sink thread without waiting.
+/// None of the three audio threads writes to standard error: they count what happened (`DeviceEvents`) and a
+/// reporter thread (`RealtimeReporter`) writes rate-limited lines, so a stalled terminal or journal only stalls
+/// it. They ask for real-time priority where the system permits (`RealtimeScheduling`).
 /// With a playback device, the headphone feed is the speech enhancer's output (told whenever an alert is rising
 /// or sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
 ///
@@ -24,6 +27,7 @@ public final class LiveListener: Sendable {
     private let diagnostics: Diagnostics
     private let stopFlag = Atomic<Bool>(false)
 
+    /// Opens nothing yet: devices open in `run`, so a listener can be made before the signal handlers that stop it.
     public init(configuration: ListenConfiguration, diagnostics: Diagnostics = .standardError) {
         self.configuration = configuration
         self.diagnostics = diagnostics
@@ -40,37 +44,67 @@ public final class LiveListener: Sendable {
 
     /// Listens on the calling thread, which becomes the processing thread, until `stop()` or `maxDuration`.
     ///
-    /// Throws only if a device cannot be opened at the start (a lost device is retried instead) or the model
-    /// fails; either way the sinks have been flushed.
+    /// Throws if a device cannot be opened at the start (a lost device is retried instead), if the model fails,
+    /// or if the sinks could not deliver the last alerts within `flushTimeLimit` (a reader of standard output
+    /// that is stuck): shutdown never hangs on output.
     public func run(detector: AlertDetector, enhancer: SpeechEnhancer? = nil, dispatcher: AlertDispatcher) throws {
         let sampleRate = detector.expectedSampleRate
         let periodFrames = max(16, Int((configuration.effectivePeriodSeconds * Double(sampleRate)).rounded()))
-        let stopRequested: @Sendable () -> Bool = { [self] in isStopRequested }
-        defer {
-            stop()
-            dispatcher.finish()
+        let captureEvents = DeviceEvents(role: "capture", device: configuration.captureDevice)
+        let playbackEvents = configuration.playbackDevice.map { DeviceEvents(role: "playback", device: $0) }
+        let reporter = RealtimeReporter(diagnostics: diagnostics,
+                                        facts: captureEvents.facts + (playbackEvents?.facts ?? []))
+        reporter.start()
+        let outcome = Result {
+            try listen(detector: detector, enhancer: enhancer, dispatcher: dispatcher, periodFrames: periodFrames,
+                       captureEvents: captureEvents, playbackEvents: playbackEvents, reporter: reporter)
         }
+        stop()
+        let flushed = dispatcher.finish(waitingAtMost: Self.flushTimeLimit)
+        reporter.stop(waitingAtMost: 1)
+        try outcome.get()
+        guard flushed else { throw LiveListenerError.outputNotFlushed(seconds: Self.flushTimeLimit) }
+    }
+
+    /// Seconds shutdown waits for the sinks (stdout, hooks) to take the last alerts before giving up on them.
+    public static let flushTimeLimit = 3.0
+
+    private func listen(detector: AlertDetector, enhancer: SpeechEnhancer?, dispatcher: AlertDispatcher,
+                        periodFrames: Int, captureEvents: DeviceEvents, playbackEvents: DeviceEvents?,
+                        reporter: RealtimeReporter) throws {
+        let sampleRate = detector.expectedSampleRate
+        let stopRequested: @Sendable () -> Bool = { [self] in isStopRequested }
+        let devicePriority = configuration.realtimeScheduling ? RealtimeScheduling.devicePriority : nil
         // A second of slack between capture and processing absorbs a model hiccup without losing audio.
         let capture = AudioDeviceThread(device: configuration.captureDevice, direction: .capture,
                                         sampleRate: sampleRate, periodFrames: periodFrames, ringCapacity: sampleRate,
-                                        diagnostics: diagnostics, stopRequested: stopRequested)
+                                        events: captureEvents, realtimePriority: devicePriority,
+                                        stopRequested: stopRequested)
         let captureName = try capture.start()
         var playback: AudioDeviceThread?
-        if let output = configuration.playbackDevice {
+        if let output = configuration.playbackDevice, let playbackEvents {
             // The playback ring is small on purpose: audio waiting there is latency.
             let thread = AudioDeviceThread(device: output, direction: .playback, sampleRate: sampleRate,
                                            periodFrames: periodFrames, ringCapacity: 8 * periodFrames,
-                                           diagnostics: diagnostics, stopRequested: stopRequested)
+                                           events: playbackEvents, realtimePriority: devicePriority,
+                                           stopRequested: stopRequested)
             let playbackName = try thread.start()
-            diagnostics.report("playing to '\(playbackName)'")
+            reporter.note("playing to '\(playbackName)'")
             playback = thread
         }
-        diagnostics.report("listening on '\(captureName)' at \(sampleRate) Hz (stop with Ctrl-C)")
-        let feed = playback.map { HeadphoneFeed(playback: $0, enhancer: enhancer) }
+        reporter.note("listening on '\(captureName)' at \(sampleRate) Hz (stop with Ctrl-C)")
+        if configuration.realtimeScheduling {
+            let granted = RealtimeScheduling.requestForCurrentThread(priority: RealtimeScheduling.processingPriority)
+            reporter.note(RealtimeScheduling.description(granted: granted))
+        }
+        defer { if configuration.realtimeScheduling { RealtimeScheduling.returnCurrentThreadToNormal() } }
+        let feed = playback.map { HeadphoneFeed(ring: $0.ring, wake: $0.ringSignal, enhancer: enhancer) }
         try process(detector: detector, capture: capture, feed: feed, dispatcher: dispatcher,
                     periodFrames: periodFrames)
     }
 
+    /// The processing loop. It reports nothing itself: capture counts the audio it had to drop when this loop
+    /// fell behind, and the reporter thread says so.
     private func process(detector: AlertDetector, capture: AudioDeviceThread, feed: HeadphoneFeed?,
                          dispatcher: AlertDispatcher, periodFrames: Int) throws {
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
@@ -79,7 +113,6 @@ public final class LiveListener: Sendable {
         let sampleRate = Double(detector.expectedSampleRate)
         let sampleLimit = configuration.maxDuration.map { Int(($0 * sampleRate).rounded()) } ?? .max
         var samplesTaken = 0
-        var droppedReported = 0
         while !isStopRequested && samplesTaken < sampleLimit {
             let wanted = min(periodFrames, sampleLimit - samplesTaken)
             let count = capture.ring.read(into: UnsafeMutableBufferPointer(rebasing: block[0..<wanted]))
@@ -91,60 +124,7 @@ public final class LiveListener: Sendable {
             try detector.process(samples) { dispatcher.post($0) }
             samplesTaken += count
             feed?.play(samples, alertSounding: detector.isAlertPossible)
-            let dropped = capture.droppedSamples.load(ordering: .relaxed)
-            if dropped != droppedReported {
-                diagnostics.report("processing fell behind: \(dropped - droppedReported) captured samples dropped")
-                droppedReported = dropped
-            }
         }
         detector.finish { dispatcher.post($0) }
-    }
-}
-
-/// The processing thread's side of the headphone path: enhances (hop by hop, as the enhancer requires) and queues
-/// the result for the playback thread. Buffers are allocated once; `play` allocates nothing.
-private final class HeadphoneFeed {
-    private let playback: AudioDeviceThread
-    private let enhancer: SpeechEnhancer?
-    private let hopInput: UnsafeMutableBufferPointer<Float>
-    private let hopOutput: UnsafeMutableBufferPointer<Float>
-    private var filled = 0
-
-    init(playback: AudioDeviceThread, enhancer: SpeechEnhancer?) {
-        self.playback = playback
-        self.enhancer = enhancer
-        let hop = enhancer?.hopLength ?? 1
-        hopInput = .allocate(capacity: hop)
-        hopInput.initialize(repeating: 0)
-        hopOutput = .allocate(capacity: hop)
-        hopOutput.initialize(repeating: 0)
-    }
-
-    deinit {
-        hopInput.deallocate()
-        hopOutput.deallocate()
-    }
-
-    func play(_ samples: UnsafeBufferPointer<Float>, alertSounding: Bool) {
-        guard let enhancer else {
-            playback.ring.write(samples)
-            playback.ringSignal.signal()
-            return
-        }
-        enhancer.setAlertActive(alertSounding)
-        var taken = 0
-        while taken < samples.count {
-            let count = min(hopInput.count - filled, samples.count - taken)
-            _ = UnsafeMutableBufferPointer(rebasing: hopInput[filled..<(filled + count)])
-                .update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[taken..<(taken + count)]))
-            filled += count
-            taken += count
-            if filled == hopInput.count {
-                enhancer.process(UnsafeBufferPointer(hopInput), into: hopOutput)
-                playback.ring.write(UnsafeBufferPointer(hopOutput))
-                filled = 0
-            }
-        }
-        playback.ringSignal.signal()
     }
 }

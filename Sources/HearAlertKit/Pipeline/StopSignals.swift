@@ -9,6 +9,7 @@ import Synchronization
 public final class StopSignals {
     private let sources: [any DispatchSourceSignal]
 
+    /// Takes over SIGINT and SIGTERM for this object's lifetime; keep it alive while listening.
     public init(onStop: @escaping @Sendable () -> Void) {
         let received = Mutex(false)
         sources = [SIGINT, SIGTERM].map { number in

@@ -18,6 +18,18 @@ struct SpeechEnhancerTests {
         #expect(abs(output[peak] - 1) < 0.05)
     }
 
+    /// Sizes are set in milliseconds: the low-latency mode delays by 4 ms at any rate.
+    @Test(arguments: [8000, 22050, 44100, 48000])
+    func lowLatencyDelayIsFourMillisecondsAtAnyRate(sampleRate: Int) throws {
+        let enhancer = try SpeechEnhancer(configuration: .init(), sampleRate: sampleRate)
+        #expect(enhancer.latencySamples == Int((Double(sampleRate) * 0.004).rounded()))
+        var input = [Float](repeating: 0, count: sampleRate / 4)
+        input[sampleRate / 8] = 1
+        let output = EnhancementTestSignals.enhance(input, with: enhancer)
+        let peak = try #require(output.indices.max { abs(output[$0]) < abs(output[$1]) })
+        #expect(peak - sampleRate / 8 == enhancer.latencySamples)
+    }
+
     /// Hearing aids keep the whole path under 10 ms: the algorithmic delay plus the hop a live pipeline must
     /// collect before processing.
     @Test func lowLatencyModeStaysWithinTenMilliseconds() throws {

@@ -8,9 +8,9 @@ private struct ScriptedDetector: CorpusFileDetector {
     let script: [String: [DetectedEvent]]
     var failing: String? = nil
 
-    func detect(path: String) throws -> [DetectedEvent] {
+    func detect(path: String) throws -> FileDetection {
         if path == failing { throw CorpusError(file: path, "scripted failure") }
-        return script[path] ?? []
+        return FileDetection(events: script[path] ?? [])
     }
 }
 

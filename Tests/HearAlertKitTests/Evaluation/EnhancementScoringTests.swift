@@ -49,8 +49,9 @@ import Testing
         let (corpus, directory) = try Self.corpus()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scorer = try FileEnhancementScorer(sampleRate: Self.rate)
-        let heard = [DetectedEvent(label: "siren", onset: 1.0, offset: 3.0, detectedAt: 1.2)]
-        let score = try scorer.score(corpus.files[0], in: corpus, detections: heard)
+        let heard = FileDetection(events: [DetectedEvent(label: "siren", onset: 1.0, offset: 3.0, detectedAt: 1.2)])
+        #expect(heard.alertActivity == [1.2..<3.0])
+        let score = try scorer.score(corpus.files[0], in: corpus, alertActivity: heard.alertActivity)
 
         // The target is speech plus alert, so the input SNR is theirs over the noise, fixed by construction
         // (16-bit quantisation moves it by far less than 0.05 dB).
@@ -61,7 +62,7 @@ import Testing
         #expect(score.snrOutDB.isFinite)
         let retained = try #require(score.alertRetainedDB)
 
-        let unheard = try scorer.score(corpus.files[0], in: corpus, detections: [])
+        let unheard = try scorer.score(corpus.files[0], in: corpus, alertActivity: [])
         let retainedUnheard = try #require(unheard.alertRetainedDB)
         #expect(retained > retainedUnheard, "the pass-through should keep more of an alert the detector reported")
         #expect(unheard.snrInDB == score.snrInDB)
@@ -73,7 +74,7 @@ import Testing
         let (corpus, directory) = try Self.corpus()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scorer = try FileEnhancementScorer(configuration: EnhancerConfiguration(strength: 0), sampleRate: Self.rate)
-        let score = try scorer.score(corpus.files[0], in: corpus, detections: [])
+        let score = try scorer.score(corpus.files[0], in: corpus, alertActivity: [])
         #expect(abs(score.snrOutDB - score.snrInDB) < 0.01, "in \(score.snrInDB) dB, out \(score.snrOutDB) dB")
         #expect(abs(try #require(score.alertRetainedDB)) < 0.01)
     }
@@ -101,7 +102,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let corpus = try Corpus.load(directory: directory)
         let scorer = try FileEnhancementScorer(sampleRate: Self.rate)
-        #expect(throws: CorpusError.self) { try scorer.score(corpus.files[0], in: corpus, detections: []) }
+        #expect(throws: CorpusError.self) { try scorer.score(corpus.files[0], in: corpus, alertActivity: []) }
     }
 
     @Test func aDurationThatDisagreesWithFilesTSVStopsTheRun() throws {
@@ -124,7 +125,7 @@ import Testing
 }
 
 private struct NoDetections: CorpusFileDetector {
-    func detect(path: String) throws -> [DetectedEvent] { [] }
+    func detect(path: String) throws -> FileDetection { FileDetection(events: []) }
 }
 
 /// A small seeded generator (SplitMix64), so test signals are the same on every run.

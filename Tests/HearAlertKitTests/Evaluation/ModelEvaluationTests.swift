@@ -39,6 +39,15 @@ import Testing
         #expect(report.detection.eventBased.overallCounts == expected.results().eventBased.overallCounts)
         #expect(report.detection.latency.overall == expected.results().latency.overall)
         #expect(corpus.vocabularyNotes(modelLabels: model.labels).isEmpty)
+
+        // The enhancer keeps alert bands from the first decision above threshold: before each announcement,
+        // through each event.
+        let activity = try ModelFileDetector(modelPath: modelPath).detect(path: corpus.audioPath(of: corpus.files[0]))
+            .alertActivity
+        for event in scored {
+            #expect(activity.contains { $0.lowerBound <= event.detectedAt && $0.upperBound >= event.offset },
+                    "\(event) not covered by \(activity)")
+        }
     }
 
     @Test func aMissingWeightFileStopsTheRun() throws {

@@ -70,6 +70,39 @@ import Testing
         #expect(collected.all.contains { $0.contains("ran longer than 0.5 s and was stopped") })
     }
 
+    @Test func aHookStillOpenForWritingIsRetriedNotLost() throws {
+        let (path, folder) = try Self.script("echo ran > \"$(dirname \"$0\")/ran\"\n")
+        // Held open for writing, as a child forked by another thread holds a just-written file until it execs.
+        let writer = open(path, O_WRONLY | O_CLOEXEC)
+        try #require(writer >= 0)
+        // A thread of its own: GCD's global threads may all be busy watching other tests' hooks.
+        Thread {
+            usleep(20_000)
+            close(writer)
+        }.start()
+        let collected = Collected()
+        let launcher = ProgramLauncher(timeLimit: 5, maxConcurrent: 1, diagnostics: collected.diagnostics)
+        launcher.launch([path])
+        launcher.finish(grace: 5)
+        #expect(collected.all.isEmpty, "\(collected.all)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("ran").path))
+    }
+
+    @Test func runningHooksLeaveGCDFreeForTheSinksAndSignalHandlers() throws {
+        let collected = Collected()
+        let hooks = ProcessInfo.processInfo.activeProcessorCount + 2  // more watchers than GCD has threads
+        let launcher = ProgramLauncher(timeLimit: 10, maxConcurrent: hooks, diagnostics: collected.diagnostics)
+        for _ in 0..<hooks { launcher.launch(["sleep", "30"]) }
+        defer { launcher.finish(grace: 0) }
+        try #require(launcher.runningCount == hooks, "\(collected.all)")
+        usleep(100_000)  // the watchers are polling now
+        let ran = DispatchSemaphore(value: 0)
+        let began = Date()
+        DispatchQueue.global().async { ran.signal() }
+        #expect(ran.wait(timeout: .now() + 5) == .success)
+        #expect(Date().timeIntervalSince(began) < 0.5)
+    }
+
     @Test func failingOrMissingHooksAreReportedNotThrown() throws {
         let (path, _) = try Self.script("exit 3\n")
         let collected = Collected()

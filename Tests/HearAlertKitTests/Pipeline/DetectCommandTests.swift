@@ -8,17 +8,7 @@ import Testing
     static let clip = fixtures.appendingPathComponent("alerts_clip.wav").path
 
     static func detect(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
-        process.arguments = ["detect", "--model", ListenEndToEndTests.model] + arguments
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, out, err)
+        try runHearAlert(["detect", "--model", ListenEndToEndTests.model] + arguments)
     }
 
     @Test func tsvOnStdoutIsTheDetectorsEventsUnderADCASEHeader() throws {
@@ -81,7 +71,8 @@ import Testing
     @Test func aModelThatIsNotAModelIsNamedInTheError() throws {
         let result = try Self.detect([Self.clip, "--model", Self.clip])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: \(Self.clip): header length "), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: \(Self.clip): not a safetensors model file (its header length "),
+                "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
@@ -90,6 +81,25 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr == "Error: invalid event-tracking setting: minimum duration -1.0 is not a non-negative "
             + "number of seconds\n")
+    }
+
+    @Test func awayFromTheRepositoryTheBundledModelIsFoundBesideTheExecutable() throws {
+        let result = try runHearAlert(["detect", Self.clip, "--format", "tsv"], in: FileManager.default.temporaryDirectory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("filename\tonset\toffset\tevent_label\n"))
+    }
+
+    @Test func withoutABundledModelAnywhereTheErrorSaysHowToNameOne() throws {
+        // A copy of the binary outside any checkout or install finds no bundled model.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearalert-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("hearalert")
+        try FileManager.default.copyItem(atPath: ListenEndToEndTests.binary, toPath: copy.path)
+        let result = try runHearAlert(["detect", Self.clip], in: directory, binary: copy.path)
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: cannot open models/default.safetensors: No such file or directory "
+            + "(give one with --model FILE or $HEARALERT_MODEL)\n")
     }
 
     @Test func anUnknownLabelInAThresholdIsRejected() throws {

@@ -35,7 +35,9 @@ import Testing
         private let closeInput = DispatchSemaphore(value: 0)
         private let inputClosed = DispatchSemaphore(value: 0)
 
-        init(_ arguments: [String], feeding samples: [Float], device: String = "hearalert_test_capture") throws {
+        /// `standardOutput` replaces the captured stdout pipe (e.g. one nobody reads).
+        init(_ arguments: [String], feeding samples: [Float], device: String = "hearalert_test_capture",
+             standardOutput: FileHandle? = nil) throws {
             devices = try ALSATestDevices(fifo: true)
             process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
             process.arguments = ["listen", "--device", device, "--model", ListenEndToEndTests.model] + arguments
@@ -43,7 +45,7 @@ import Testing
             environment["ALSA_CONFIG_PATH"] = devices.configPath
             process.environment = environment
             let stdout = Pipe(), stderr = Pipe()
-            process.standardOutput = stdout
+            process.standardOutput = standardOutput ?? stdout
             process.standardError = stderr
             stdout.fileHandleForReading.readabilityHandler = { [output] handle in
                 let text = String(decoding: handle.availableData, as: UTF8.self)
@@ -139,6 +141,8 @@ import Testing
             #expect((try? String(contentsOfFile: file, encoding: .utf8)) == line + "\n", "hook input \(file)")
         }
         #expect(run.stderr.contains("listening on 'hearalert_test_capture' at 16000 Hz"))
+        #expect(run.stderr.contains("audio threads run with real-time priority (SCHED_FIFO)")
+                || run.stderr.contains("real-time scheduling not permitted"), "stderr: \(run.stderr)")
     }
 
     @Test func aHookThatSleepsDelaysNothing() throws {
@@ -191,28 +195,60 @@ import Testing
         #expect(run.lines.count == 4)
     }
 
+    @Test func aStuckReaderOfStdoutDoesNotMakeShutdownHang() throws {
+        // Standard output is a full pipe nobody reads: the first alert line blocks the sink thread for ever.
+        // Listening must still end, say so, and fail, rather than wait on the reader.
+        let stalled = ALSAPCMTests.stalledPipe()
+        defer {
+            close(stalled.read)
+            close(stalled.write)
+        }
+        let run = try ListenRun(["--duration", "10"], feeding: Self.clipWithTail,
+                                standardOutput: FileHandle(fileDescriptor: stalled.write))
+        let status = run.exitStatus(within: 30)
+        #expect(status != nil && status != 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("output could not be flushed within 3.0 s"), "stderr: \(run.stderr)")
+    }
+
     @Test func aDeviceThatFailsIsReportedAndRetriedWithBackoff() throws {
         let run = try ListenRun([], feeding: Array(Self.clipWithTail[0..<16_000]), device: "hearalert_test_failing")
-        let retried = run.waitUntil(10) { run.stderr.contains("reopening in 1.0 s") }
+        // The first loss is told at once; the retries after it (0.5 s, 1 s, 2 s, 4 s … apart) are summed up in
+        // one line ten seconds later, so a dead device does not flood standard error.
+        let retried = run.waitUntil(20) { run.stderr.contains("more times in the last") }
         #expect(retried, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("audio device 'hearalert_test_failing' stopped working: Input/output error; "
                                     + "reopening in 0.5 s"))
+        let summary = run.stderr.split(separator: "\n").first { $0.contains("more times in the last") } ?? ""
+        #expect(summary.hasPrefix("hearalert: capture device 'hearalert_test_failing' failed ")
+                && !summary.hasSuffix("reopening in 0.5 s"), "backoff grows: \(summary)")
         #expect(run.process.isRunning)  // never gives up on the device
         run.process.interrupt()
         #expect(run.exitStatus(within: 10) == 0)
     }
 
+    /// Runs `listen` with arguments that must make it fail before any audio: its status and standard error.
+    static func failingListen(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let result = try runHearAlert(["listen"] + arguments + ["--model", Self.model])
+        return (result.status, result.stderr)
+    }
+
+    @Test func aHookThatCannotRunIsRefusedBeforeListening() throws {
+        let result = try Self.failingListen(["--hook", "/nonexistent/hook.sh"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: --hook: cannot run '/nonexistent/hook.sh': no such executable file"),
+                "\(result.stderr)")
+    }
+
+    @Test func anUnknownHeadphoneDeviceIsNamedAsThePlaybackSide() throws {
+        let result = try Self.failingListen(["--device", "null", "--output", "hearalert_no_such_output"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Error: cannot open audio device 'hearalert_no_such_output' for playback: "),
+                "\(result.stderr)")
+    }
+
     @Test func anUnknownDeviceIsAOneLineErrorAndFailure() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["listen", "--device", "hearalert_no_such_device", "--model", Self.model]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
-        #expect(message.contains("cannot open audio device 'hearalert_no_such_device'"), "\(message)")
+        let result = try Self.failingListen(["--device", "hearalert_no_such_device"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot open audio device 'hearalert_no_such_device'"), "\(result.stderr)")
     }
 }

@@ -1,0 +1,58 @@
+import Dispatch
+
+/// The processing thread's side of the headphone path: enhances (hop by hop, as the enhancer requires, whatever
+/// the capture period) and queues the result for the playback thread. Public so the real-time allocation probe
+/// runs this very code rather than a copy. Buffers are allocated once; `play` allocates nothing.
+public final class HeadphoneFeed {
+    private let ring: SPSCRingBuffer
+    private let wake: DispatchSemaphore?
+    private let enhancer: SpeechEnhancer?
+    private let hopInput: UnsafeMutableBufferPointer<Float>
+    private let hopOutput: UnsafeMutableBufferPointer<Float>
+    private var filled = 0
+
+    /// - Parameters:
+    ///   - ring: the playback ring the audio goes to.
+    ///   - wake: signalled after each `play`, so a playback thread waiting for audio wakes; nil when none waits.
+    ///   - enhancer: nil plays the microphone unchanged (`--no-enhance`).
+    public init(ring: SPSCRingBuffer, wake: DispatchSemaphore?, enhancer: SpeechEnhancer?) {
+        self.ring = ring
+        self.wake = wake
+        self.enhancer = enhancer
+        let hop = enhancer?.hopLength ?? 1
+        hopInput = .allocate(capacity: hop)
+        hopInput.initialize(repeating: 0)
+        hopOutput = .allocate(capacity: hop)
+        hopOutput.initialize(repeating: 0)
+    }
+
+    deinit {
+        hopInput.deallocate()
+        hopOutput.deallocate()
+    }
+
+    /// Queues `samples` (any count) for playback, enhanced unless there is no enhancer; `alertSounding` keeps
+    /// alerts audible from the next hop on. A partial hop waits for the next call.
+    public func play(_ samples: UnsafeBufferPointer<Float>, alertSounding: Bool) {
+        guard let enhancer else {
+            ring.write(samples)
+            wake?.signal()
+            return
+        }
+        enhancer.setAlertActive(alertSounding)
+        var taken = 0
+        while taken < samples.count {
+            let count = min(hopInput.count - filled, samples.count - taken)
+            _ = UnsafeMutableBufferPointer(rebasing: hopInput[filled..<(filled + count)])
+                .update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[taken..<(taken + count)]))
+            filled += count
+            taken += count
+            if filled == hopInput.count {
+                enhancer.process(UnsafeBufferPointer(hopInput), into: hopOutput)
+                ring.write(UnsafeBufferPointer(hopOutput))
+                filled = 0
+            }
+        }
+        wake?.signal()
+    }
+}
