@@ -95,9 +95,9 @@ def build_model(frames: int, bins: int, n_labels: int) -> torch.nn.Sequential:
                                torch.nn.Linear(channels * height, n_labels), torch.nn.Sigmoid())
 
 
-def evaluate_default(model, corpus, spec, geometry) -> float:
+def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None) -> float:
     preds = predict(model, corpus, spec, geometry)
-    dets = detect(preds, LABELS, [0.5] * len(LABELS), TrackerSettings(smoothing_frames=1))
+    dets = detect(preds, LABELS, [0.5] * len(LABELS), TrackerSettings(smoothing_frames=1, onset_lag=onset_lag))
     return event_f1(corpus, dets, LABELS)["macro_f1"]
 
 
@@ -114,6 +114,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--step", type=int, default=6, help="decision step in frames")
     p.add_argument("--region", type=float, default=0.5,
                    help="targets: a label is on when its events cover the window's last REGION seconds")
+    p.add_argument("--onset-lag", type=float,
+                   help="stamp decisions at window end minus this (s) instead of the centre while early-stopping; "
+                        "tuning then also tries lags around it (host tracker key onset_lag)")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")
     p.add_argument("--steps", type=int, default=4000, help="maximum training steps")
     p.add_argument("--minutes", type=float, default=12.0, help="stop training after this wall time")
@@ -178,7 +181,7 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         step += 1
         running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
         if step % args.eval_every == 0 or step == args.steps:
-            f1 = evaluate_default(model, val_corpus, spec, geometry)
+            f1 = evaluate_default(model, val_corpus, spec, geometry, args.onset_lag)
             improved = f1 > best[0]
             if improved:
                 best, stale = (f1, copy.deepcopy(model.state_dict()), step), 0
@@ -190,7 +193,7 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                 print("early stop: validation F1 stopped improving", flush=True)
                 break
     if best[1] is None or (step % args.eval_every != 0 and step != args.steps):
-        f1 = evaluate_default(model, val_corpus, spec, geometry)
+        f1 = evaluate_default(model, val_corpus, spec, geometry, args.onset_lag)
         if f1 > best[0]:
             best = (f1, copy.deepcopy(model.state_dict()), step)
     model.load_state_dict(best[1])
@@ -201,7 +204,9 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     if args.no_tune:
         thresholds, settings = [0.5] * len(LABELS), TrackerSettings()
     else:
-        thresholds, settings, tuned = tune(val_corpus, val_preds, LABELS)
+        lags = (None,) if args.onset_lag is None else tuple(
+            round(args.onset_lag + d, 3) for d in (-0.1, -0.05, 0.0, 0.05, 0.1) if args.onset_lag + d >= 0)
+        thresholds, settings, tuned = tune(val_corpus, val_preds, LABELS, grid_lag=lags)
         print(f"tuned on val: thresholds {thresholds}, tracker {settings.as_metadata()}, {tuned}", flush=True)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
