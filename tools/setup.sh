@@ -37,6 +37,15 @@ fi
 
 $with_python || exit 0
 
+# Debian's own python3 needs python3-venv for `python3 -m venv` (a pyenv or self-built Python has it built in).
+if ! python3 -c "import ensurepip, venv" 2>/dev/null; then
+  echo "setup: installing python3-venv" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+fi
+
 # The virtual environment is rebuilt only when tools/requirements.txt changes.
 stamp=.venv/.requirements.sha256
 want=$(sha256sum tools/requirements.txt | cut -d' ' -f1)
