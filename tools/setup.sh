@@ -27,23 +27,24 @@ missing=()
 for package in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
+# apt_install PACKAGE...: as root directly, else through sudo; the package lists are refreshed first.
+apt_install() {
+  echo "setup: installing $*" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_install "${missing[@]}"
 fi
 
 $with_python || exit 0
 
 # Debian's own python3 needs python3-venv for `python3 -m venv` (a pyenv or self-built Python has it built in).
 if ! python3 -c "import ensurepip, venv" 2>/dev/null; then
-  echo "setup: installing python3-venv" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+  apt_install python3-venv
 fi
 
 # The virtual environment is rebuilt only when tools/requirements.txt changes.
