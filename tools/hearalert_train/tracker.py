@@ -18,10 +18,12 @@ import numpy as np
 
 @dataclass(frozen=True)
 class TrackerSettings:
-    smoothing_frames: int = 2
+    # Defaults are the host's fallback (TrackerSettings.fallback in Swift; tools/tests/test_tracker_onset_lag.py
+    # holds them together), so a file exported with them behaves as one with no tracker metadata.
+    smoothing_frames: int = 3
     off_ratio: float = 0.5
-    min_duration: float = 0.0
-    merge_gap: float = 0.5
+    min_duration: float = 0.1
+    merge_gap: float = 1.0
     cooldown: float = 0.0
     onset_lag: float | None = None  # s from true onset to the end of the first firing window; None: window centre
 

@@ -3,6 +3,7 @@ and without `onset_lag`: both reading one fixture is how the two stay in agreeme
 
 import json
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -31,3 +32,15 @@ def test_tracker_stamps_onsets_as_the_hand_worked_cases(case):
 def test_onset_lag_is_left_out_of_the_metadata_when_unset():
     assert "onset_lag" not in TrackerSettings().as_metadata()
     assert TrackerSettings(onset_lag=0.25).as_metadata()["onset_lag"] == 0.25
+
+
+def test_mirror_defaults_are_the_hosts_fallback():
+    """A model exported with default settings must track as the host does with no tracker metadata."""
+    swift = (ROOT / "Sources/HearAlertKit/Detection/TrackerSettings.swift").read_text()
+    match = re.search(r"fallback = \((.*?)\)\n", swift, re.S)
+    assert match, "TrackerSettings.fallback not found in the Swift source"
+    host = {key: float(value) for key, value in
+            re.findall(r"(\w+): (?:Float\()?([0-9.]+)\)?", match.group(1))}
+    mirror = TrackerSettings()
+    assert host == {"smoothingFrames": mirror.smoothing_frames, "offRatio": mirror.off_ratio,
+                    "minDuration": mirror.min_duration, "mergeGap": mirror.merge_gap, "cooldown": mirror.cooldown}

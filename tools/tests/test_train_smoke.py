@@ -141,27 +141,28 @@ def test_tracker_hysteresis_merging_min_duration_and_cooldown():
     assert [(round(e.onset, 2), round(e.offset, 2), round(e.detected_at, 2)) for e in events] == \
         [(0.1, 0.4, 0.5), (0.7, 0.9, 1.1)]
     merged = _run([0.1, 0.6, 0.3, 0.3, 0.1, 0.1, 0.1, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1],
-                  TrackerSettings(smoothing_frames=1, merge_gap=0.5))
+                  TrackerSettings(smoothing_frames=1, min_duration=0.0, merge_gap=0.5))
     assert [(round(e.onset, 2), round(e.offset, 2)) for e in merged] == [(0.1, 0.9)]
     confirmed = _run([0.9, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1],
                      TrackerSettings(smoothing_frames=1, min_duration=0.15, merge_gap=0.2))
     assert [(round(e.onset, 2), round(e.detected_at, 2)) for e in confirmed] == [(0.4, 0.6 + 0.4)]
     cooled = _run([0.9, 0.1, 0.1, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1],
-                  TrackerSettings(smoothing_frames=1, merge_gap=0.1, cooldown=0.5))
+                  TrackerSettings(smoothing_frames=1, min_duration=0.0, merge_gap=0.1, cooldown=0.5))
     assert [round(e.onset, 2) for e in cooled] == [0.0]
     open_at_end = _run([0.1, 0.9, 0.9], plain)
     assert [(round(e.onset, 2), round(e.offset, 2)) for e in open_at_end] == [(0.1, 0.3)]
 
 
 def test_tracker_smooths_scores_and_times():
-    events = _run([0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], TrackerSettings(smoothing_frames=2, merge_gap=0.1))
+    events = _run([0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], TrackerSettings(smoothing_frames=2, min_duration=0.0, merge_gap=0.1))
     # smoothed: 0, 0, .5, 1, .5, 0 ...; times averaged over the same decisions: on at (0.1+0.2)/2
     assert [(round(e.onset, 3), round(e.offset, 3)) for e in events] == [(0.15, 0.45)]
 
 
 def test_tracker_onset_lag_stamps_from_the_window_end():
     # stream times are decision times + 0.4 in _run; with a lag of 0.3 onsets are stamped 0.1 s later.
-    lagged = _run([0.1, 0.9, 0.9, 0.1, 0.1, 0.1], TrackerSettings(smoothing_frames=1, merge_gap=0.1, onset_lag=0.3))
+    lagged = _run([0.1, 0.9, 0.9, 0.1, 0.1, 0.1], TrackerSettings(smoothing_frames=1, min_duration=0.0, merge_gap=0.1,
+                                                                  onset_lag=0.3))
     assert [(round(e.onset, 2), round(e.offset, 2), round(e.detected_at, 2)) for e in lagged] == [(0.2, 0.4, 0.5)]
     assert "onset_lag" not in TrackerSettings().as_metadata()
     assert TrackerSettings(onset_lag=0.25).as_metadata()["onset_lag"] == 0.25
