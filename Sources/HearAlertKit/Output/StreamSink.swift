@@ -8,22 +8,36 @@ public final class StreamSink: AlertSink {
     private let handle: FileHandle
     private let format: AlertFormat
     private let colour: Bool
+    private let diagnostics: Diagnostics
+    private var lostLines = 0
 
-    /// `colour` applies to `.text` only; pass `StreamSink.isColourTerminal(_:)` for the usual rule.
-    public init(handle: FileHandle = .standardOutput, format: AlertFormat, colour: Bool = false) {
+    /// `colour` applies to `.text` only; pass `StreamSink.isColourTerminal(_:)` for the usual rule. A line that
+    /// cannot be written (a full disk, a closed pipe) is reported to `diagnostics`, never dropped in silence.
+    public init(handle: FileHandle = .standardOutput, format: AlertFormat, colour: Bool = false,
+                diagnostics: Diagnostics = .standardError) {
         precondition(format != .tsv, "TSV lists finished events; write it with AlertLineFormatter.tsvLine")
         self.handle = handle
         self.format = format
         self.colour = colour
+        self.diagnostics = diagnostics
     }
 
     public func deliver(_ report: AlertReport) {
         let line = format == .jsonl
             ? AlertLineFormatter.jsonLine(report) : AlertLineFormatter.textLine(report, colour: colour)
-        try? handle.write(contentsOf: Data((line + "\n").utf8))
+        do {
+            try handle.write(contentsOf: Data((line + "\n").utf8))
+        } catch {
+            lostLines += 1
+            // Once, not per line: a broken output stays broken, and stderr may be the same full disk.
+            if lostLines == 1 { diagnostics.report("cannot write alerts to the output (\(error.localizedDescription))") }
+        }
     }
 
-    public func finish() {}
+    /// Says how many alert lines were lost, if any, so a person reading stderr knows the list is incomplete.
+    public func finish() {
+        if lostLines > 1 { diagnostics.report("\(lostLines) alert lines could not be written to the output") }
+    }
 
     /// Colour only on a terminal, and never when `NO_COLOR` is set or `TERM` is `dumb` (no-color.org).
     public static func isColourTerminal(_ handle: FileHandle) -> Bool {
