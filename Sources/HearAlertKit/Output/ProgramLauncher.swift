@@ -15,7 +15,7 @@ public final class ProgramLauncher: Sendable {
     /// Programs allowed at once; a launch beyond this is skipped and reported.
     public let maxConcurrent: Int
     private let diagnostics: Diagnostics
-    private let running = Mutex<Set<pid_t>>([])
+    private let children = Mutex(Children())
     private let finished = DispatchGroup()
 
     /// Both limits must be positive (callers validate user input first); failures are reported to `diagnostics`.
@@ -35,13 +35,20 @@ public final class ProgramLauncher: Sendable {
     }
 
     /// How many launched programs have not exited yet.
-    public var runningCount: Int { running.withLock { $0.count } }
+    public var runningCount: Int { children.withLock { $0.running.count } }
 
     /// Starts `arguments[0]` (looked up in `PATH`) with the rest as its arguments, `extraEnvironment` added to
     /// ours and `input` on its standard input, then returns at once.
     public func launch(_ arguments: [String], extraEnvironment: [String: String] = [:], input: Data = Data()) {
         guard let program = arguments.first else { return }
-        guard running.withLock({ $0.count }) < maxConcurrent else {
+        // The slot is taken in the same locked step as the count is checked, so launches from several threads
+        // cannot together exceed the limit; it becomes a pid, or is given back, once the spawn is known.
+        let reserved = children.withLock { children in
+            guard children.running.count + children.starting < maxConcurrent else { return false }
+            children.starting += 1
+            return true
+        }
+        guard reserved else {
             diagnostics.report("skipped \(program): \(maxConcurrent) earlier runs are still going")
             return
         }
@@ -50,17 +57,21 @@ public final class ProgramLauncher: Sendable {
             pid = try spawn(arguments, environment: ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 },
                             input: input)
         } catch {
+            children.withLock { $0.starting -= 1 }
             diagnostics.report("cannot run \(program): \(error.reason)")
             return
         }
-        running.withLock { _ = $0.insert(pid) }
+        children.withLock {
+            $0.starting -= 1
+            $0.running.insert(pid)
+        }
         finished.enter()
         // A thread of its own, not a GCD global one: the watcher sleeps between polls for up to `timeLimit`, and
         // a few sleeping GCD workers starve every global queue (the alert sinks, the signal handlers) for a
         // second or more on a small machine before GCD adds threads.
         let watcher = Thread { [self] in
             let outcome = watch(pid)
-            running.withLock { _ = $0.remove(pid) }
+            children.withLock { _ = $0.running.remove(pid) }
             if let outcome { diagnostics.report("\(program) \(outcome)") }
             finished.leave()
         }
@@ -71,11 +82,17 @@ public final class ProgramLauncher: Sendable {
     /// Waits up to `grace` seconds for programs still running, then stops the rest (at exit: no orphans).
     public func finish(grace: Double) {
         if finished.wait(timeout: .now() + grace) == .timedOut {
-            let left = running.withLock { $0 }
+            let left = children.withLock { $0.running }
             for pid in left { kill(-pid, SIGTERM) }
             diagnostics.report("stopped \(left.count) program(s) still running at exit")
             _ = finished.wait(timeout: .now() + 1)
         }
+    }
+
+    /// Programs that are running (by process id) and launches between taking a slot and knowing their pid.
+    private struct Children {
+        var running: Set<pid_t> = []
+        var starting = 0
     }
 
     /// Polls for the exit (10 ms steps; these are rare, short programs) and enforces the time limit.

@@ -32,6 +32,15 @@ import Testing
         return done()
     }
 
+    @Test func launchesFromManyThreadsAtOnceNeverExceedTheLimit() throws {
+        let collected = Collected()
+        let launcher = ProgramLauncher(timeLimit: 10, maxConcurrent: 2, diagnostics: collected.diagnostics)
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in launcher.launch(["sleep", "5"]) }
+        #expect(launcher.runningCount == 2)
+        #expect(collected.all.filter { $0.hasPrefix("skipped sleep") }.count == 14)
+        launcher.finish(grace: 0)
+    }
+
     @Test func hookGetsTheEventOnStdinAndInItsEnvironment() throws {
         let (path, folder) = try Self.script("""
             cat > "$1/stdin.json"
