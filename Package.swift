@@ -26,7 +26,7 @@ let package = Package(
                 "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Enhancement/README.md", "Evaluation/README.md"]
+            exclude: ["Enhancement/README.md", "Evaluation/README.md", "Formats/README.md"]
         ),
 
         /// The command-line tool: parses, builds a configuration, calls HearAlertKit, prints.

@@ -88,7 +88,7 @@ extension CorpusEvaluator {
         let path = corpus.audioPath(of: file)
         let reader = try AudioFileReader(path: path, sampleRate: corpus.sampleRate)
         guard abs(reader.duration - file.duration) <= settings.durationTolerance else {
-            throw CorpusError(file: corpus.path("files.tsv"),
+            throw TextFileError(file: corpus.path("files.tsv"),
                               "\"\(file.name)\" is listed as \(file.duration) s but \(path) lasts \(reader.duration) s")
         }
     }

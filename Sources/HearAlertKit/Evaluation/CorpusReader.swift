@@ -73,32 +73,32 @@ private struct CorpusReader {
     func readDescription() throws -> Description {
         let shown = path("corpus.json")
         guard let data = FileManager.default.contents(atPath: shown) else {
-            throw CorpusError(file: shown, "cannot be read (missing or not a file)")
+            throw TextFileError(file: shown, "cannot be read (missing or not a file)")
         }
         let description: Description
         do {
             description = try JSONDecoder().decode(Description.self, from: data)
         } catch let error as DecodingError {
-            throw CorpusError(file: shown, Self.explain(error))
+            throw TextFileError(file: shown, Self.explain(error))
         } catch {
-            throw CorpusError(file: shown, "is not valid JSON")
+            throw TextFileError(file: shown, "is not valid JSON")
         }
         guard description.format == "hearalert-corpus" else {
-            throw CorpusError(file: shown, "format is \"\(description.format)\", expected \"hearalert-corpus\"")
+            throw TextFileError(file: shown, "format is \"\(description.format)\", expected \"hearalert-corpus\"")
         }
         guard description.version == 1 else {
-            throw CorpusError(file: shown, "version \(description.version) is not supported (this reader knows 1)")
+            throw TextFileError(file: shown, "version \(description.version) is not supported (this reader knows 1)")
         }
         guard description.sampleRate > 0 else {
-            throw CorpusError(file: shown, "sample_rate must be positive, found \(description.sampleRate)")
+            throw TextFileError(file: shown, "sample_rate must be positive, found \(description.sampleRate)")
         }
-        guard !description.labels.isEmpty else { throw CorpusError(file: shown, "labels must not be empty") }
+        guard !description.labels.isEmpty else { throw TextFileError(file: shown, "labels must not be empty") }
         var seen = Set<String>()
         for label in description.labels {
             guard !label.isEmpty, !label.contains(where: \.isWhitespace) else {
-                throw CorpusError(file: shown, "label \(TabSeparatedTable.show(label)) is empty or contains white space")
+                throw TextFileError(file: shown, "label \(TabSeparatedTable.show(label)) is empty or contains white space")
             }
-            guard seen.insert(label).inserted else { throw CorpusError(file: shown, "label \"\(label)\" is listed twice") }
+            guard seen.insert(label).inserted else { throw TextFileError(file: shown, "label \"\(label)\" is listed twice") }
         }
         return description
     }
@@ -126,7 +126,7 @@ private struct CorpusReader {
         var snrs: [String: RecordedSNR] = [:]
         for (name, entry) in extras {
             guard listing.index[name] != nil else {
-                throw CorpusError(file: path("corpus.json"), "files entry \"\(name)\" is not listed in files.tsv")
+                throw TextFileError(file: path("corpus.json"), "files entry \"\(name)\" is not listed in files.tsv")
             }
             snrs[name] = RecordedSNR(alertDB: entry.alertSNR, speechDB: entry.speechSNR)
         }
@@ -144,7 +144,7 @@ private struct CorpusReader {
     func readFileList() throws -> FileListing {
         let table = try TabSeparatedTable(path: path("files.tsv"), displayPath: path("files.tsv"),
                                           header: ["filename", "duration"])
-        guard !table.rows.isEmpty else { throw CorpusError(file: path("files.tsv"), "lists no files") }
+        guard !table.rows.isEmpty else { throw TextFileError(file: path("files.tsv"), "lists no files") }
         var listing = FileListing()
         var lineOf: [String: Int] = [:]
         for row in table.rows {
@@ -172,7 +172,7 @@ private struct CorpusReader {
         var isDirectory: ObjCBool = false
         let audio = path(folder + "/" + entry.name)
         guard FileManager.default.fileExists(atPath: audio, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw CorpusError(file: path("files.tsv"), "\"\(entry.name)\" has no audio file at \(audio)")
+            throw TextFileError(file: path("files.tsv"), "\"\(entry.name)\" has no audio file at \(audio)")
         }
     }
 

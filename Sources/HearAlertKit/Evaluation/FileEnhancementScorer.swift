@@ -57,7 +57,7 @@ public final class FileEnhancementScorer {
     private func readAligned(_ path: String, length: Int, mixturePath: String) throws -> [Float] {
         let samples = try AudioFile.readAll(path: path, sampleRate: sampleRate)
         guard samples.count == length else {
-            throw CorpusError(file: path, "has \(samples.count) samples at \(sampleRate) Hz but \(mixturePath) has \(length)")
+            throw TextFileError(file: path, "has \(samples.count) samples at \(sampleRate) Hz but \(mixturePath) has \(length)")
         }
         return samples
     }

@@ -9,7 +9,7 @@ private struct ScriptedDetector: CorpusFileDetector {
     var failing: String? = nil
 
     func detect(path: String) throws -> FileDetection {
-        if path == failing { throw CorpusError(file: path, "scripted failure") }
+        if path == failing { throw TextFileError(file: path, "scripted failure") }
         return FileDetection(events: script[path] ?? [])
     }
 }
@@ -74,7 +74,7 @@ private struct ScriptedDetector: CorpusFileDetector {
         let (corpus, directory) = try Self.makeCorpus()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let failing = corpus.audioPath(of: corpus.files[4])
-        #expect(throws: CorpusError(file: failing, "scripted failure")) {
+        #expect(throws: TextFileError(file: failing, "scripted failure")) {
             try CorpusEvaluator(corpus: corpus, settings: EvaluationSettings(jobs: 2))
                 .run(model: "scripted", makeDetector: { ScriptedDetector(script: [:], failing: failing) })
         }
@@ -83,9 +83,9 @@ private struct ScriptedDetector: CorpusFileDetector {
     @Test func reportsADetectorThatCannotBeBuilt() throws {
         let (corpus, directory) = try Self.makeCorpus()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(throws: CorpusError(file: "model", "cannot load")) {
+        #expect(throws: TextFileError(file: "model", "cannot load")) {
             try CorpusEvaluator(corpus: corpus, settings: EvaluationSettings(jobs: 2))
-                .run(model: "broken", makeDetector: { throw CorpusError(file: "model", "cannot load") })
+                .run(model: "broken", makeDetector: { throw TextFileError(file: "model", "cannot load") })
         }
     }
 }

@@ -147,7 +147,7 @@ import Testing
         do {
             _ = try Corpus.load(directory: directory)
             Issue.record("\(breakage.name): the corpus was accepted")
-        } catch let error as CorpusError {
+        } catch let error as TextFileError {
             #expect(error.description.hasPrefix(directory + "/"), "\(error)")
             #expect(error.description.contains(breakage.expected), "\(error)")
         }

@@ -102,7 +102,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let corpus = try Corpus.load(directory: directory)
         let scorer = try FileEnhancementScorer(sampleRate: Self.rate)
-        #expect(throws: CorpusError.self) { try scorer.score(corpus.files[0], in: corpus, alertActivity: []) }
+        #expect(throws: TextFileError.self) { try scorer.score(corpus.files[0], in: corpus, alertActivity: []) }
     }
 
     @Test func aDurationThatDisagreesWithFilesTSVStopsTheRun() throws {
@@ -118,7 +118,7 @@ import Testing
         do {
             _ = try CorpusEvaluator(corpus: corpus).run(model: "none", makeDetector: { NoDetections() })
             Issue.record("a 1 s file listed as 2 s was accepted")
-        } catch let error as CorpusError {
+        } catch let error as TextFileError {
             #expect(error.description.contains("files.tsv: \"m.wav\" is listed as 2.0 s but"), "\(error)")
         }
     }

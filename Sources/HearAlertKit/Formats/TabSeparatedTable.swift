@@ -20,31 +20,31 @@ struct TabSeparatedTable {
     init(path: String, displayPath: String, header: [String]) throws {
         self.displayPath = displayPath
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CorpusError(file: displayPath, "cannot be read (missing or not a file)")
+            throw TextFileError(file: displayPath, "cannot be read (missing or not a file)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw CorpusError(file: displayPath, "is not UTF-8 text")
+            throw TextFileError(file: displayPath, "is not UTF-8 text")
         }
         // Split on scalars: "\r\n" is a single Character, which would hide a Windows line ending.
         var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
             .map { String(String.UnicodeScalarView($0)) }
         if lines.last == "" { lines.removeLast() }
-        guard let first = lines.first else { throw CorpusError(file: displayPath, "is empty; expected a header") }
+        guard let first = lines.first else { throw TextFileError(file: displayPath, "is empty; expected a header") }
         if let index = lines.firstIndex(where: { $0.unicodeScalars.contains("\r") }) {
-            throw CorpusError(file: displayPath, line: index + 1, "carriage return (CRLF line ending); use LF")
+            throw TextFileError(file: displayPath, line: index + 1, "carriage return (CRLF line ending); use LF")
         }
         let expected = header.joined(separator: "\t")
         guard first == expected else {
-            throw CorpusError(file: displayPath, line: 1,
+            throw TextFileError(file: displayPath, line: 1,
                               "header must be exactly \(Self.show(expected)), found \(Self.show(first))")
         }
         var rows: [Row] = []
         for (index, line) in lines.enumerated().dropFirst() {
             let number = index + 1
-            guard !line.isEmpty else { throw CorpusError(file: displayPath, line: number, "empty line") }
+            guard !line.isEmpty else { throw TextFileError(file: displayPath, line: number, "empty line") }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == header.count else {
-                throw CorpusError(file: displayPath, line: number,
+                throw TextFileError(file: displayPath, line: number,
                                   "expected \(header.count) tab-separated fields (\(header.joined(separator: ", "))), found \(fields.count)")
             }
             rows.append(Row(line: number, fields: fields))
@@ -56,13 +56,13 @@ struct TabSeparatedTable {
     func seconds(_ text: String, column: String, row: Row) throws -> Double {
         let allowed = Set("0123456789+-.eE")
         guard !text.isEmpty, text.allSatisfy(allowed.contains), let value = Double(text), value.isFinite else {
-            throw CorpusError(file: displayPath, line: row.line, "\(column) \(Self.show(text)) is not a decimal number")
+            throw TextFileError(file: displayPath, line: row.line, "\(column) \(Self.show(text)) is not a decimal number")
         }
         return value
     }
 
-    func error(_ row: Row, _ problem: String) -> CorpusError {
-        CorpusError(file: displayPath, line: row.line, problem)
+    func error(_ row: Row, _ problem: String) -> TextFileError {
+        TextFileError(file: displayPath, line: row.line, problem)
     }
 
     /// Quotes a value with tabs made visible, so header mismatches can be read.
