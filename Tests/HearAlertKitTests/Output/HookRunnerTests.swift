@@ -35,7 +35,18 @@ import Testing
     @Test func launchesFromManyThreadsAtOnceNeverExceedTheLimit() throws {
         let collected = Collected()
         let launcher = ProgramLauncher(timeLimit: 10, maxConcurrent: 2, diagnostics: collected.diagnostics)
-        DispatchQueue.concurrentPerform(iterations: 16) { _ in launcher.launch(["sleep", "5"]) }
+        // Plain threads released together, not GCD workers: this suite's GCD-starvation test runs beside it.
+        let gate = DispatchSemaphore(value: 0), done = DispatchGroup()
+        for _ in 0..<16 {
+            done.enter()
+            Thread {
+                gate.wait()
+                launcher.launch(["sleep", "5"])
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<16 { gate.signal() }
+        done.wait()
         #expect(launcher.runningCount == 2)
         #expect(collected.all.filter { $0.hasPrefix("skipped sleep") }.count == 14)
         launcher.finish(grace: 0)
