@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import ctypes.util
+import fnmatch
 import json
 import shutil
 import subprocess
@@ -287,11 +288,17 @@ def condition_of(name: str, extras: dict) -> tuple[str, float | None]:
 
 
 def score_corpus(corpus: Path, hearalert: str | None, modes: list[str], strength: float | None,
-                 sox_amount: float | None, speex: bool, workdir: Path) -> tuple[list[str], dict]:
-    """Per system and condition, the mean of each metric over files; also an 'all' condition."""
+                 sox_amount: float | None, speex: bool, workdir: Path,
+                 files: str | None = None) -> tuple[list[str], dict]:
+    """Per system and condition, the mean of each metric over files (those whose names match the shell
+    pattern `files`, if given); also an 'all' condition."""
     meta = json.loads((corpus / "corpus.json").read_text())
     extras = meta.get("files", {})
     names = [line.split("\t")[0] for line in (corpus / "files.tsv").read_text().splitlines()[1:] if line]
+    if files is not None:
+        names = [name for name in names if fnmatch.fnmatchcase(name, files)]
+        if not names:
+            raise ValueError(f"{corpus / 'files.tsv'}: no file name matches {files!r}")
     systems = ["unprocessed"] + ([f"ours {m}" for m in modes] if hearalert else [])
     if sox_amount is not None:
         systems.append(f"sox noisered {sox_amount}")
@@ -427,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("--strength", type=float, help="enhancer strength (default: the enhancer's)")
     score.add_argument("--sox-amount", type=float, default=0.3, help="sox noisered amount; negative to skip")
     score.add_argument("--no-speex", action="store_true", help="skip SpeexDSP's preprocessor")
+    score.add_argument("--files", help="score only files whose names match this shell pattern, e.g. "
+                       "'*_snr00_*' (quick tuning runs)")
     score.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
     alerts = commands.add_parser("alerts", help="alert energy retained during annotated alerts (needs alerts/)")
     alerts.add_argument("--corpus", type=Path, required=True, help="corpus folder with alerts/ components")
@@ -458,9 +467,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.sox_amount >= 0 and shutil.which("sox") is None:
         parser.error("sox is not installed; pass --sox-amount -1 to skip it")
     with tempfile.TemporaryDirectory() as workdir:
-        systems, scored = score_corpus(
-            args.corpus, args.hearalert, [m for m in args.modes.split(",") if m], args.strength,
-            args.sox_amount if args.sox_amount >= 0 else None, not args.no_speex, Path(workdir))
+        try:
+            systems, scored = score_corpus(
+                args.corpus, args.hearalert, [m for m in args.modes.split(",") if m], args.strength,
+                args.sox_amount if args.sox_amount >= 0 else None, not args.no_speex, Path(workdir), args.files)
+        except ValueError as error:
+            parser.error(str(error))
     table = report(systems, scored, command)
     print(table, end="")
     if args.out:

@@ -149,3 +149,14 @@ def test_command_line_help_runs():
     result = subprocess.run([sys.executable, str(TOOLS / "score_enhancement.py"), "--help"],
                             capture_output=True, text=True)
     assert result.returncode == 0 and "make-set" in result.stdout
+
+
+def test_scoring_a_subset_keeps_only_matching_files(small_set, tmp_path):
+    out = tmp_path / "subset.md"
+    assert se.main(["score", "--corpus", str(small_set), "--files", "pink_*", "--no-speex", "--sox-amount", "-1",
+                    "--out", str(out)]) == 0
+    table = out.read_text()
+    assert "| stationary | 0 dB | unprocessed | 1 |" in table and "| all | all | unprocessed | 2 |" in table
+    assert "babble" not in table
+    with pytest.raises(SystemExit):
+        se.main(["score", "--corpus", str(small_set), "--files", "nothing_*", "--no-speex", "--sox-amount", "-1"])

@@ -22,6 +22,10 @@ public final class SpeechEnhancer {
     private let power: UnsafeMutableBufferPointer<Float>
     private let gains: UnsafeMutableBufferPointer<Float>
     private var alertActive = false
+    /// Hops after a start whose analysis frame still holds the silence before the stream (zeros): a noise
+    /// estimate seeded from them would start far below the noise.
+    private let partialFrames: Int
+    private var partialFramesLeft: Int
 
     /// Samples taken and returned by each `process` call (4 ms in the low-latency mode, 8 ms otherwise).
     public var hopLength: Int { stft.hopLength }
@@ -49,6 +53,8 @@ public final class SpeechEnhancer {
         power.initialize(repeating: 0)
         gains = .allocate(capacity: binCount)
         gains.initialize(repeating: 1)
+        partialFrames = (framing.analysisWindow.count + framing.hopLength - 1) / framing.hopLength - 1
+        partialFramesLeft = partialFrames
     }
 
     deinit {
@@ -71,7 +77,12 @@ public final class SpeechEnhancer {
             power[bin] = stft.real[bin] * stft.real[bin] + stft.imag[bin] * stft.imag[bin]
         }
         let measured = UnsafeBufferPointer(power)
-        if !alertActive { noiseTracker.update(power: measured) }
+        if partialFramesLeft > 0 {
+            // Until the tracker has seen a whole frame its estimate is zero, and these hops pass unchanged.
+            partialFramesLeft -= 1
+        } else if !alertActive {
+            noiseTracker.update(power: measured)
+        }
         gainRule.computeGains(
             power: measured, noise: noiseTracker.noisePower, alertActive: alertActive, into: gains)
         for bin in 0..<binCount {
@@ -87,5 +98,6 @@ public final class SpeechEnhancer {
         noiseTracker.reset()
         gainRule.reset()
         alertActive = false
+        partialFramesLeft = partialFrames
     }
 }
