@@ -18,9 +18,10 @@ public struct EnhancerConfiguration: Sendable, Equatable {
 
     /// The analysis/synthesis framing.
     public var mode: Mode
-    /// 0 passes the input through unchanged; 1 over-subtracts by up to 1.75 (at −5 dB SNR) down to a −30 dB
-    /// spectral floor. Values in between scale both linearly (floor in dB); the default 0.7 gives 1.525 and
-    /// −21 dB (see `SuppressionGainRule` for why the over-subtraction stays below Berouti's 4.75).
+    /// 0 passes the input through unchanged; 1 over-subtracts by up to 1.36 in the low-latency mode and 1.75 in
+    /// the higher-quality one (at −5 dB SNR), down to a −30 dB spectral floor. Values in between scale both
+    /// linearly (floor in dB); the default 0.7 gives 1.25 (low latency) or 1.525 and −21 dB (see
+    /// `SuppressionGainRule` for why the over-subtraction stays far below Berouti's 4.75).
     public var strength: Float
     /// While an alert is active, bins whose noisy power exceeds the (frozen) noise estimate by this many dB are
     /// taken to carry the alert and pass at unit gain.

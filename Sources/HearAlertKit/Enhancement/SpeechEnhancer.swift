@@ -48,7 +48,7 @@ public final class SpeechEnhancer {
         noiseTracker = NoisePowerTracker(binCount: binCount, hopSeconds: hopSeconds)
         gainRule = SuppressionGainRule(
             binCount: binCount, hopSeconds: hopSeconds, strength: configuration.strength,
-            alertDominanceDB: configuration.alertDominanceDB)
+            alertDominanceDB: configuration.alertDominanceDB, tuning: .init(mode: configuration.mode))
         power = .allocate(capacity: binCount)
         power.initialize(repeating: 0)
         gains = .allocate(capacity: binCount)
