@@ -291,17 +291,19 @@ DEFAULT_FEATURES = {
 }
 
 
-def default_architecture(n_classes: int = 6):
-    """The CNN the default model uses (~100k parameters, ~8 MFLOPs per 64x64 window)."""
+def default_architecture(n_classes: int = 6, channels=(16, 32, 64, 128)):
+    """The CNN the default model uses (~100k parameters, ~8 MFLOPs per 64x64 window with the default channels)."""
     import torch.nn as nn
+
+    c1, c2, c3, c4 = channels
 
     def block(c_in, c_out, kernel, stride, padding, pool):
         layers = [nn.Conv2d(c_in, c_out, kernel, stride=stride, padding=padding), nn.BatchNorm2d(c_out), nn.ReLU()]
         return layers + ([nn.MaxPool2d(2)] if pool else [])
 
-    return nn.Sequential(*block(1, 16, 5, 2, 2, True), *block(16, 32, 3, 1, 1, True), *block(32, 64, 3, 1, 1, True),
-                         *block(64, 128, 3, 1, 1, False), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                         nn.Linear(128, n_classes), nn.Sigmoid())
+    return nn.Sequential(*block(1, c1, 5, 2, 2, True), *block(c1, c2, 3, 1, 1, True), *block(c2, c3, 3, 1, 1, True),
+                         *block(c3, c4, 3, 1, 1, False), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(c4, n_classes), nn.Sigmoid())
 
 
 def main(argv: list[str] | None = None) -> int:

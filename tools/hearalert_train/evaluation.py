@@ -15,7 +15,7 @@ import torch
 
 import features as feature_lib
 from corpus_format import Corpus
-from .data import Geometry
+from .data import Geometry, pad_start
 from .tracker import Detection, TrackerSettings, track
 
 COLLAR = 0.2
@@ -40,7 +40,7 @@ def predict(model: torch.nn.Module, corpus: Corpus, spec: dict, geometry: Geomet
     with torch.no_grad():
         for f in corpus.files:
             x, sr = sf.read(str(corpus.audio_path(f.filename)), dtype="float32", always_2d=True)
-            feats = feature_lib.compute(x.mean(axis=1), spec)
+            feats = pad_start(feature_lib.compute(x.mean(axis=1), spec), geometry)
             starts, centres, ends = geometry.decisions(len(feats))
             if len(starts) == 0:
                 out.append(ClipPrediction(f.filename, f.duration, np.zeros((0, len(corpus.labels))), centres, ends))

@@ -47,6 +47,8 @@ def track(scores: np.ndarray, decision_times: np.ndarray, stream_times: np.ndarr
     out: list[Detection] = []
     if settings.onset_lag is not None:
         decision_times = np.asarray(stream_times, dtype=np.float64) - settings.onset_lag
+    # Nothing is stamped before the stream began (a start-padded first window, or a lag past the start).
+    decision_times = np.maximum(np.asarray(decision_times, dtype=np.float64), 0.0)
     n, n_labels = scores.shape
     s = settings.smoothing_frames
     # Causal moving average over the last s decisions (fewer at the start), as the Swift ring does.
