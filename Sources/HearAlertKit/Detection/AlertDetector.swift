@@ -34,6 +34,12 @@ public final class AlertDetector {
     private let scores: UnsafeMutableBufferPointer<Float>
     private var framesSeen = 0
     private var samplesSeen = 0
+    /// Decisions made so far and the times of the latest (its scores are `latestScores`): lets tests hold the
+    /// decision schedule to the research mirror without a hook on the real-time path.
+    private(set) var decisionCount = 0
+    private(set) var latestDecisionTime = 0.0
+    private(set) var latestStreamTime = 0.0
+    var latestScores: UnsafeBufferPointer<Float> { UnsafeBufferPointer(scores) }
 
     /// Throws when `settings` were made for other labels than the model's, or its feature spec cannot be computed.
     public init(model: AlertModel, settings: TrackerSettings) throws {
@@ -114,6 +120,9 @@ public final class AlertDetector {
         let first = frameIndex - contextFrames + 1  // negative while the window still holds padding copies
         let decisionTime = (Double((first + frameIndex) * hopLength + frameLength) / 2) / sampleRate
         let readyTime = Double(frameIndex * hopLength + frameLength) / sampleRate
+        decisionCount += 1
+        latestDecisionTime = decisionTime
+        latestStreamTime = readyTime
         tracker.update(scores: UnsafeBufferPointer(scores), decisionTime: decisionTime, streamTime: readyTime,
                        emit: emit)
     }
