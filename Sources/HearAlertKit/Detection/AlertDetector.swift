@@ -10,10 +10,11 @@
 /// `streamTime − onsetLag` instead (see `EventTracker`).
 ///
 /// Start padding (`AlertModel.startPadding` = P): the window ring starts with P copies of the stream's first
-/// frame, as the model was trained, so the first decision comes after T − P real frames, then one every S, and a
-/// detector started while an alarm already sounds reports it within one step instead of a whole window. Such a
-/// window begins before the stream (`first` < 0), so its centre may be negative; the tracker stamps nothing
-/// before 0 s. The schedule and times match the research side (tools/hearalert_train `decisions`, `pad_start`).
+/// frame, as the model was trained, so the first decision comes after T − P real frames, then one every S. Why:
+/// a detector started (or restarted) while an alarm already sounds then judges it after T − P frames instead of a
+/// whole window, and announces it that much sooner (smoothing and minimum duration still apply). Such a window
+/// begins before the stream (`first` < 0), so its centre may be negative; the tracker stamps nothing before 0 s.
+/// The schedule and times are the research side's (tools/hearalert_train `decisions`, `pad_start`).
 public final class AlertDetector {
     /// The model whose features, context and labels this detector follows.
     public let model: AlertModel
