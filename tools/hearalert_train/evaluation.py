@@ -40,8 +40,9 @@ def predict(model: torch.nn.Module, corpus: Corpus, spec: dict, geometry: Geomet
     with torch.no_grad():
         for f in corpus.files:
             x, sr = sf.read(str(corpus.audio_path(f.filename)), dtype="float32", always_2d=True)
-            feats = pad_start(feature_lib.compute(x.mean(axis=1), spec), geometry)
+            feats = feature_lib.compute(x.mean(axis=1), spec)
             starts, centres, ends = geometry.decisions(len(feats))
+            feats = pad_start(feats, geometry)
             if len(starts) == 0:
                 out.append(ClipPrediction(f.filename, f.duration, np.zeros((0, len(corpus.labels))), centres, ends))
                 continue
