@@ -125,6 +125,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--onset-lag", type=float,
                    help="stamp decisions at window end minus this (s) instead of the centre while early-stopping; "
                         "tuning then also tries lags around it (host tracker key onset_lag)")
+    p.add_argument("--rise-ratios", default="none,0.5,0.3,0.2",
+                   help="onset_rise_ratio values tuning tries (host tracker key: stamp an onset where the score "
+                        "first rose to this fraction of the threshold; none: at the crossing)")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")
     p.add_argument("--steps", type=int, default=4000, help="maximum training steps")
     p.add_argument("--minutes", type=float, default=12.0, help="stop training after this wall time")
@@ -214,7 +217,8 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     else:
         lags = (None,) if args.onset_lag is None else tuple(
             round(args.onset_lag + d, 3) for d in (-0.1, -0.05, 0.0, 0.05, 0.1) if args.onset_lag + d >= 0)
-        thresholds, settings, tuned = tune(val_corpus, val_preds, LABELS, grid_lag=lags)
+        rises = tuple(None if r == "none" else float(r) for r in args.rise_ratios.split(","))
+        thresholds, settings, tuned = tune(val_corpus, val_preds, LABELS, grid_lag=lags, grid_rise=rises)
         print(f"tuned on val: thresholds {thresholds}, tracker {settings.as_metadata()}, {tuned}", flush=True)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)

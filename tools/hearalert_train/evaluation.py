@@ -134,12 +134,13 @@ def onset_errors(corpus: Corpus, detections: dict[str, list[Detection]]) -> list
 def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
          grid_thresholds=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
          grid_smoothing=(1, 2, 3), grid_merge=(0.6, 1.0), grid_min=(0.0,),
-         grid_lag=(None,)) -> tuple[list[float], TrackerSettings, dict]:
-    """Per-label thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag)
+         grid_lag=(None,), grid_rise=(None,)) -> tuple[list[float], TrackerSettings, dict]:
+    """Per-label thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag, rise)
     maximising macro onset F1 on `corpus`, with a small penalty for median latency above 300 ms."""
     best = None
-    for s, m, d, lag in itertools.product(grid_smoothing, grid_merge, grid_min, grid_lag):
-        settings = TrackerSettings(smoothing_frames=s, merge_gap=m, min_duration=d, onset_lag=lag)
+    for s, m, d, lag, rise in itertools.product(grid_smoothing, grid_merge, grid_min, grid_lag, grid_rise):
+        settings = TrackerSettings(smoothing_frames=s, merge_gap=m, min_duration=d, onset_lag=lag,
+                                   onset_rise_ratio=rise)
         per_threshold = {}
         for t in grid_thresholds:
             dets = detect(predictions, labels, [t] * len(labels), settings)
