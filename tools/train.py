@@ -79,7 +79,8 @@ def spectral_tilt(x: torch.Tensor, std: torch.Tensor, rng: np.random.Generator, 
     return x + (apply * db / std)[:, None, None, :]
 
 
-def build_model(frames: int, bins: int, n_labels: int) -> torch.nn.Sequential:
+def build_model(frames: int, bins: int, n_labels: int,
+                channels: list[int] = (16, 32, 64, 128)) -> torch.nn.Sequential:
     """The default alertnet CNN (tools/export.py: default_architecture) with a time-aware head.
 
     The default head averages over time and frequency, so the network cannot tell an alert that has just begun
@@ -88,7 +89,7 @@ def build_model(frames: int, bins: int, n_labels: int) -> torch.nn.Sequential:
     lets it learn *where* the alert is, which is what firing a fixed delay after an onset needs. The cost is
     a 384x6 instead of 128x6 dense layer; the ops (avgpool2d, flatten, dense) are all in FORMAT.md.
     """
-    convs = list(export.default_architecture(n_labels))[:-4]  # drop global pool, flatten, dense, sigmoid
+    convs = list(export.default_architecture(n_labels, channels))[:-4]  # drop global pool, dense, sigmoid
     with torch.no_grad():
         _, channels, height, width = torch.nn.Sequential(*convs)(torch.zeros(1, 1, frames, bins)).shape
     return torch.nn.Sequential(*convs, torch.nn.AvgPool2d((1, width)), torch.nn.Flatten(), torch.nn.Dropout(0.2),
@@ -114,11 +115,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="random seed (weights, sampling, augmentation)")
     p.add_argument("--frames", type=int, default=48, help="context: feature frames per window")
     p.add_argument("--step", type=int, default=6, help="decision step in frames")
+    p.add_argument("--start-padding", type=int, default=0,
+                   help="at a stream's start, fill this many frames of the first window with copies of the first "
+                        "frame, so the first decision comes sooner (context key start_padding; < --frames)")
+    p.add_argument("--channels", default="16,32,64,128",
+                   help="output channels of the four convolution blocks")
     p.add_argument("--region", type=float, default=0.5,
                    help="targets: a label is on when its events cover the window's last REGION seconds")
     p.add_argument("--onset-lag", type=float,
                    help="stamp decisions at window end minus this (s) instead of the centre while early-stopping; "
                         "tuning then also tries lags around it (host tracker key onset_lag)")
+    p.add_argument("--rise-ratios", default="none,0.5,0.3,0.2",
+                   help="onset_rise_ratio values tuning tries (host tracker key: stamp an onset where the score "
+                        "first rose to this fraction of the threshold; none: at the crossing)")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")
     p.add_argument("--steps", type=int, default=4000, help="maximum training steps")
     p.add_argument("--minutes", type=float, default=12.0, help="stop training after this wall time")
@@ -155,11 +164,11 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     spec = dict(raw_spec, normalization=normalisation(clips))
     feature_lib.load_spec(spec)  # validate before spending time on training
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
-    geometry = Geometry.of(spec, args.frames, args.step)
+    geometry = Geometry.of(spec, args.frames, args.step, args.start_padding)
     sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
 
-    model = build_model(args.frames, spec["n_mels"], len(LABELS))
+    model = build_model(args.frames, spec["n_mels"], len(LABELS), [int(c) for c in args.channels.split(",")])
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
@@ -208,7 +217,8 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     else:
         lags = (None,) if args.onset_lag is None else tuple(
             round(args.onset_lag + d, 3) for d in (-0.1, -0.05, 0.0, 0.05, 0.1) if args.onset_lag + d >= 0)
-        thresholds, settings, tuned = tune(val_corpus, val_preds, LABELS, grid_lag=lags)
+        rises = tuple(None if r == "none" else float(r) for r in args.rise_ratios.split(","))
+        thresholds, settings, tuned = tune(val_corpus, val_preds, LABELS, grid_lag=lags, grid_rise=rises)
         print(f"tuned on val: thresholds {thresholds}, tracker {settings.as_metadata()}, {tuned}", flush=True)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -216,8 +226,11 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                             f"({len(c.files)} files)" for c in train_corpora) +
                   f"; val {val_corpus.root.name}; train.py seed {args.seed}, "
                   f"step {best[2]}")
+    context = {"frames": args.frames, "step": args.step}
+    if args.start_padding:
+        context["start_padding"] = args.start_padding
     export.export_torch(
-        args.out, model, spec, LABELS, [float(t) for t in thresholds], {"frames": args.frames, "step": args.step},
+        args.out, model, spec, LABELS, [float(t) for t in thresholds], context,
         args.model_name, trained_on,
         extra_metadata={
             "tracker": settings.as_metadata(),

@@ -35,10 +35,13 @@ class Geometry:
     hop: int
     n_fft: int
     sample_rate: int
+    # Copies of a stream's first frame that stand in for the audio before it (context key start_padding), so
+    # the first decision comes after frames - start_padding real frames instead of a whole window.
+    start_padding: int = 0
 
     @classmethod
-    def of(cls, spec: dict, frames: int, step: int) -> "Geometry":
-        return cls(frames, step, spec["hop_length"], spec["n_fft"], spec["sample_rate"])
+    def of(cls, spec: dict, frames: int, step: int, start_padding: int = 0) -> "Geometry":
+        return cls(frames, step, spec["hop_length"], spec["n_fft"], spec["sample_rate"], start_padding)
 
     @property
     def window_samples(self) -> int:
@@ -50,9 +53,10 @@ class Geometry:
 
     def decisions(self, feature_frames: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """First frame of every window of a clip with `feature_frames` frames, and each window's centre and end
-        time in seconds (the host's decision time and stream time)."""
-        starts = np.arange(0, max(0, feature_frames - self.frames + 1), self.step)
-        begin = starts * self.hop
+        time in seconds (the host's decision time and stream time). With start padding, first frames count
+        from the first padding copy (index 0 of `pad_start(features)`); times stay those of the real audio."""
+        starts = np.arange(0, max(0, feature_frames + self.start_padding - self.frames + 1), self.step)
+        begin = (starts - self.start_padding) * self.hop
         end = begin + self.window_samples
         return starts, (begin + end) / 2 / self.sample_rate, end / self.sample_rate
 
@@ -117,6 +121,21 @@ def load_features(corpus: Corpus, labels: list[str], spec: dict, workers: int = 
     return clips
 
 
+def pad_start(features: np.ndarray, geometry: Geometry) -> np.ndarray:
+    """`features` [frames, bins] behind `geometry.start_padding` copies of its first frame, as the host fills
+    its context at the start of a stream."""
+    if geometry.start_padding == 0 or len(features) == 0:
+        return features
+    return np.concatenate([np.repeat(features[:1], geometry.start_padding, axis=0), features])
+
+
+def _frames(feature: np.ndarray, first: int, count: int) -> np.ndarray:
+    """Frames first..first+count of a clip's features; frames before the clip repeat its first frame."""
+    if first >= 0:
+        return feature[first:first + count]
+    return np.concatenate([np.repeat(feature[:1], -first, axis=0), feature[:first + count]])
+
+
 def window_targets(events: list[tuple[float, float, int]], end: float, n_labels: int, region: float) -> np.ndarray:
     target = np.zeros(n_labels, dtype=np.float32)
     for onset, offset, k in events:
@@ -169,7 +188,7 @@ class WindowSampler:
     def _start_for_end(self, i: int, end: float) -> int:
         g = self.geometry
         first = int(round((end * g.sample_rate - g.window_samples) / g.hop))
-        return int(np.clip(first, 0, len(self.clips[i].mixture) - g.frames))
+        return int(np.clip(first, -g.start_padding, len(self.clips[i].mixture) - g.frames))
 
     def _positive(self, label: int) -> tuple[int, int]:
         rng = self.rng
@@ -182,7 +201,8 @@ class WindowSampler:
 
     def _random(self) -> tuple[int, int]:
         i = int(self.rng.integers(len(self.clips)))
-        return i, int(self.rng.integers(0, len(self.clips[i].mixture) - self.geometry.frames + 1))
+        return i, int(self.rng.integers(-self.geometry.start_padding,
+                                        len(self.clips[i].mixture) - self.geometry.frames + 1))
 
     def _targets(self, i: int, first: int) -> np.ndarray:
         return window_targets(self.clips[i].events, self.geometry.window_end(first), self.n_labels, self.region)
@@ -197,23 +217,23 @@ class WindowSampler:
         target = self._targets(i, first)
         level = float(rng.uniform(-15, 10))  # overall level change, dB
         if clip.alert is None or rng.random() < self.exact_fraction:
-            feature = self._feature(self._power(clip.mixture[first:first + t], level))
+            feature = self._feature(self._power(_frames(clip.mixture, first, t), level))
         else:
             alert_gain = 0.0
             if clip.alert_snr_db is not None and rng.random() < 0.7:
                 alert_gain = rng.uniform(*self.snr_range) - clip.alert_snr_db
-            alert = clip.alert[first:first + t]
+            alert = _frames(clip.alert, first, t)
             if rng.random() < 0.5:  # a few Mel bands up or down: roughly a pitch shift, new devices' tones
                 alert = _shift_bands(alert, int(rng.integers(-3, 4)), self.floor)
-            power = self._power(clip.background[first:first + t]) + self._power(alert, alert_gain)
+            power = self._power(_frames(clip.background, first, t)) + self._power(alert, alert_gain)
             if self.present and rng.random() < self.mix_fraction:  # a second alert from another clip
                 j, first2 = self._positive(int(rng.choice(self.present)))
                 if self.clips[j].alert is not None:
-                    power = power + self._power(self.clips[j].alert[first2:first2 + t], rng.uniform(-10, 3))
+                    power = power + self._power(_frames(self.clips[j].alert, first2, t), rng.uniform(-10, 3))
                     target = np.maximum(target, self._targets(j, first2))
             if rng.random() < self.background_fraction:  # another clip's background on top
                 j, first2 = self._random()
-                power = power + self._power(self.clips[j].background[first2:first2 + t], rng.uniform(-10, 0))
+                power = power + self._power(_frames(self.clips[j].background, first2, t), rng.uniform(-10, 0))
             feature = self._feature(power * np.float32(10 ** (level / 10)))
         feature = (np.maximum(feature, self.floor) - self.mean) / self.std
         if rng.random() < 0.3:  # frequency masking (SpecAugment): no single band may decide

@@ -15,7 +15,7 @@ import torch
 
 import features as feature_lib
 from corpus_format import Corpus
-from .data import Geometry
+from .data import Geometry, pad_start
 from .tracker import Detection, TrackerSettings, track
 
 COLLAR = 0.2
@@ -42,6 +42,7 @@ def predict(model: torch.nn.Module, corpus: Corpus, spec: dict, geometry: Geomet
             x, sr = sf.read(str(corpus.audio_path(f.filename)), dtype="float32", always_2d=True)
             feats = feature_lib.compute(x.mean(axis=1), spec)
             starts, centres, ends = geometry.decisions(len(feats))
+            feats = pad_start(feats, geometry)
             if len(starts) == 0:
                 out.append(ClipPrediction(f.filename, f.duration, np.zeros((0, len(corpus.labels))), centres, ends))
                 continue
@@ -133,12 +134,13 @@ def onset_errors(corpus: Corpus, detections: dict[str, list[Detection]]) -> list
 def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
          grid_thresholds=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
          grid_smoothing=(1, 2, 3), grid_merge=(0.6, 1.0), grid_min=(0.0,),
-         grid_lag=(None,)) -> tuple[list[float], TrackerSettings, dict]:
-    """Per-label thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag)
+         grid_lag=(None,), grid_rise=(None,)) -> tuple[list[float], TrackerSettings, dict]:
+    """Per-label thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag, rise)
     maximising macro onset F1 on `corpus`, with a small penalty for median latency above 300 ms."""
     best = None
-    for s, m, d, lag in itertools.product(grid_smoothing, grid_merge, grid_min, grid_lag):
-        settings = TrackerSettings(smoothing_frames=s, merge_gap=m, min_duration=d, onset_lag=lag)
+    for s, m, d, lag, rise in itertools.product(grid_smoothing, grid_merge, grid_min, grid_lag, grid_rise):
+        settings = TrackerSettings(smoothing_frames=s, merge_gap=m, min_duration=d, onset_lag=lag,
+                                   onset_rise_ratio=rise)
         per_threshold = {}
         for t in grid_thresholds:
             dets = detect(predictions, labels, [t] * len(labels), settings)

@@ -4,7 +4,9 @@ so thresholds and tracker settings tuned here mean the same thing there.
 Per label: moving average over the last `smoothing_frames` decisions (scores and their times); hysteresis (on at
 the threshold, off below threshold·off_ratio); a rise is announced once it has lasted `min_duration`; after the
 score falls, the event ends if it does not return within `merge_gap`; after an event, its label may not start again
-until `cooldown` seconds after the offset. Decision times are the centre of the model's input window, or, when
+until `cooldown` seconds after the offset. With `onset_rise_ratio` an onset is stamped where the score's run at
+or above ratio·threshold began (at most RISE_LOOKBACK s before the crossing, never inside a cooldown), which places
+onsets of slowly rising scores near the sound's start without delaying the announcement. Decision times are the centre of the model's input window, or, when
 `onset_lag` is set, the window's end minus `onset_lag` (for onsets and offsets alike, as the host does); an event's
 `detected_at` is the stream time when it was announced (the end of the window that confirmed it).
 """
@@ -26,10 +28,16 @@ class TrackerSettings:
     merge_gap: float = 1.0
     cooldown: float = 0.0
     onset_lag: float | None = None  # s from true onset to the end of the first firing window; None: window centre
+    # Stamp an onset where the score first rose to this fraction of the threshold (within RISE_LOOKBACK s before
+    # the crossing) instead of at the crossing; None: at the crossing.
+    onset_rise_ratio: float | None = None
 
     def as_metadata(self) -> dict:
         # onset_lag is optional in the file: left out when unset, so such files read as before.
-        return {k: v for k, v in asdict(self).items() if not (k == "onset_lag" and v is None)}
+        return {k: v for k, v in asdict(self).items() if not (k in ("onset_lag", "onset_rise_ratio") and v is None)}
+
+
+RISE_LOOKBACK = 1.0  # s: how far before a threshold crossing an onset may be stamped (EventTracker.riseLookback)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,8 @@ def track(scores: np.ndarray, decision_times: np.ndarray, stream_times: np.ndarr
     out: list[Detection] = []
     if settings.onset_lag is not None:
         decision_times = np.asarray(stream_times, dtype=np.float64) - settings.onset_lag
+    # Nothing is stamped before the stream began (a start-padded first window, or a lag past the start).
+    decision_times = np.maximum(np.asarray(decision_times, dtype=np.float64), 0.0)
     n, n_labels = scores.shape
     s = settings.smoothing_frames
     # Causal moving average over the last s decisions (fewer at the start), as the Swift ring does.
@@ -60,20 +70,26 @@ def track(scores: np.ndarray, decision_times: np.ndarray, stream_times: np.ndarr
     for k, label in enumerate(labels):
         on = np.float32(thresholds[k])
         off = np.float32(thresholds[k]) * np.float32(settings.off_ratio)
+        low = None if settings.onset_rise_ratio is None else np.float32(thresholds[k]) * np.float32(
+            settings.onset_rise_ratio)
         phase, onset, detected, offset = "idle", 0.0, 0.0, 0.0
         cooldown_until = -np.inf
+        rise = None  # time of the first decision of the current run at or above `low`
         for i in range(n):
             score, t, now = smoothed[i, k], times[i], stream_times[i]
+            if low is not None:
+                rise = (t if rise is None else rise) if score >= low else None
             if phase == "idle":
                 if score >= on and t >= cooldown_until:
-                    onset = t
+                    onset = t if rise is None else max(rise, t - RISE_LOOKBACK, cooldown_until)
+                    crossing = t  # the minimum duration counts from the crossing, not the stamped onset
                     phase = "pending"
-                    if t - onset >= settings.min_duration:
+                    if t - crossing >= settings.min_duration:
                         phase, detected = "active", now
             elif phase == "pending":
                 if score < off:
                     phase = "idle"
-                elif t - onset >= settings.min_duration:
+                elif t - crossing >= settings.min_duration:
                     phase, detected = "active", now
             elif phase == "active":
                 if score < off:
