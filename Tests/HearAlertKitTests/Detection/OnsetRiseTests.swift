@@ -93,6 +93,23 @@ import Testing
         #expect(throws: TrackerSettingsError.self) { try ratio("{}", flag: 0) }
     }
 
+    @Test func detectFlagReachesTheTrackerAndABadRatioIsOneLine() throws {
+        let model = try AlertModel(path: ListenEndToEndTests.model)
+        let clip = DetectCommandTests.clip
+        let crossing = try FileDetector(model: model, settings: try TrackerSettings(model: model)).detect(path: clip)
+        let rising = try FileDetector(model: model, settings: try TrackerSettings(
+            model: model, overrides: TrackerOverrides(onsetRiseRatio: 0.3))).detect(path: clip)
+        #expect(rising.count == crossing.count && zip(rising, crossing).contains { $0.onset < $1.onset })
+        let result = try DetectCommandTests.detect([clip, "--format", "tsv", "--onset-rise-ratio", "0.3"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == ([AlertLineFormatter.tsvHeader] + rising.map {
+            AlertLineFormatter.tsvLine(filename: "alerts_clip.wav", event: $0)
+        }).map { $0 + "\n" }.joined())
+        let bad = try DetectCommandTests.detect([clip, "--onset-rise-ratio", "0"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr == "Error: invalid event-tracking setting: onset rise ratio 0.0 is not in (0, 1]\n")
+    }
+
     // MARK: - The research mirror's events (Fixtures/tracker/onset_rise_cases.json)
 
     static let fixtureData = try! Data(contentsOf: OnsetLagTests.folder.appendingPathComponent("onset_rise_cases.json"))
