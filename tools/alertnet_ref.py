@@ -49,6 +49,8 @@ class Model:
     step: int
     bins: int
     shapes: list[tuple[int, ...]] = field(default_factory=list)  # output shape of each layer
+    # Copies of a stream's first frame standing before it (context start_padding, FORMAT.md): 0 <= P < frames.
+    start_padding: int = 0
 
     @property
     def input_shape(self) -> tuple[int, int]:
@@ -164,6 +166,11 @@ def validate(metadata: dict, tensors: dict) -> Model:
         raise ModelError("context is not a JSON object")
     frames = _positive_int(context.get("frames"), "context.frames")
     step = _positive_int(context.get("step"), "context.step")
+    start_padding = context.get("start_padding", 0)
+    if (not isinstance(start_padding, int) or isinstance(start_padding, bool)
+            or not 0 <= start_padding < frames):
+        raise ModelError(f"context.start_padding must be an integer in [0, {frames - 1}] (frames - 1), "
+                         f"got {start_padding!r}")
     labels = _json(metadata, "labels")
     if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
         raise ModelError("labels must be a non-empty JSON array of strings")
@@ -175,8 +182,9 @@ def validate(metadata: dict, tensors: dict) -> Model:
     if not isinstance(graph, list) or not graph:
         raise ModelError("graph must be a non-empty JSON array")
 
-    if set(context) != {"frames", "step"}:
-        raise ModelError("context must be exactly {\"frames\": T, \"step\": S}")
+    if not {"frames", "step"} <= set(context) <= {"frames", "step", "start_padding"}:
+        raise ModelError("context must be {\"frames\": T, \"step\": S}, optionally with \"start_padding\": P; "
+                         f"found keys {sorted(context)}")
     shape: tuple[int, ...] = (1, frames, bins)
     used: set[str] = set()
     shapes = []
@@ -252,7 +260,7 @@ def validate(metadata: dict, tensors: dict) -> Model:
     if unused:
         raise ModelError(f"tensor {unused[0]!r} is not used by the graph")
     return Model(metadata, tensors, graph, labels, [float(t) for t in thresholds], features, frames, step, bins,
-                 shapes)
+                 shapes, start_padding)
 
 
 def load(path) -> Model:

@@ -53,7 +53,9 @@ def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: di
             "stride": [2, 2], "padding": [2, 2]}``.
         features: the FeatureSpec as a dict (FORMAT.md); decides the input width F.
         labels: output names in order; ``thresholds``: one default on-threshold in (0, 1) per label.
-        context: ``{"frames": T, "step": S}``.
+        context: ``{"frames": T, "step": S}``, optionally with ``"start_padding": P`` (0 <= P < T: copies of a
+            stream's first frame the model was trained to see before it; written only when P > 0, so unpadded
+            files stay byte for byte as before).
         model_name, trained_on: free text for the model card and ``hearalert model inspect``.
         extra_metadata: optional extra keys (``description``, ``license``, ``tracker``...); values that are not
             strings are stored as JSON text.
@@ -68,6 +70,17 @@ def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: di
     for key in ("frames", "step"):
         if not isinstance(context.get(key), int) or context[key] < 1:
             raise ValueError(f"context[{key!r}] must be a positive integer, got {context.get(key)!r}")
+    unknown = sorted(set(context) - {"frames", "step", "start_padding"})
+    if unknown:
+        raise ValueError(f"context has unknown key(s) {unknown}: only frames, step and start_padding are allowed")
+    start_padding = context.get("start_padding", 0)
+    if (not isinstance(start_padding, int) or isinstance(start_padding, bool)
+            or not 0 <= start_padding < context["frames"]):
+        raise ValueError(f"context['start_padding'] must be an integer in [0, {context['frames'] - 1}] "
+                         f"(frames - 1), got {start_padding!r}")
+    written_context = {"frames": int(context["frames"]), "step": int(context["step"])}
+    if start_padding > 0:
+        written_context["start_padding"] = int(start_padding)
 
     named: set[str] = set()
     for index, layer in enumerate(graph):
@@ -100,7 +113,7 @@ def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: di
         "model_name": str(model_name),
         "trained_on": str(trained_on),
         "features": json.dumps(features),
-        "context": json.dumps({"frames": int(context["frames"]), "step": int(context["step"])}),
+        "context": json.dumps(written_context),
         "labels": json.dumps([str(label) for label in labels]),
         "thresholds": json.dumps([float(t) for t in thresholds]),
         "graph": json.dumps(graph),

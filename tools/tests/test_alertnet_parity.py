@@ -2,7 +2,9 @@
 on random architectures: random input sizes, kernels, strides, paddings and pools."""
 
 import ctypes
+import json
 import os
+import struct
 import subprocess
 import sys
 
@@ -33,6 +35,7 @@ def alertnet():
     library.alertnet_output_count.argtypes = [ctypes.c_void_p]
     library.alertnet_parameter_count.argtypes = [ctypes.c_void_p]
     library.alertnet_parameter_count.restype = ctypes.c_size_t
+    library.alertnet_context_start_padding.argtypes = [ctypes.c_void_p]
     return library
 
 
@@ -141,3 +144,30 @@ def test_c_rejects_what_the_reference_rejects(alertnet, tmp_path):
     model, error = ctypes.c_void_p(), _Error()
     assert alertnet.alertnet_load_file(str(path).encode(), ctypes.byref(model), ctypes.byref(error)) == -2
     assert b"not valid JSON" in error.message
+
+
+@pytest.mark.parametrize("context", [{"frames": 3, "step": 1}, {"frames": 3, "step": 1, "start_padding": 2},
+                                     {"frames": 3, "step": 1, "start_padding": 3},
+                                     {"frames": 3, "step": 1, "start_padding": -1},
+                                     {"frames": 3, "step": 1, "start_padding": 0, "other": 1}])
+def test_c_and_the_reference_agree_on_start_padding(alertnet, tmp_path, context):
+    """Both loaders accept the same contexts, read the same P, and refuse the same ones."""
+    path = tmp_path / "padded.safetensors"
+    data = open(os.path.join(CORE, "tests", "models", "dense-only.safetensors"), "rb").read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    header["__metadata__"]["context"] = json.dumps(context)
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + data[8 + n:])
+    try:
+        expected = alertnet_ref.load(path).start_padding
+    except alertnet_ref.ModelError:
+        expected = None
+    model, error = ctypes.c_void_p(), _Error()
+    status = alertnet.alertnet_load_file(str(path).encode(), ctypes.byref(model), ctypes.byref(error))
+    if expected is None:
+        assert status == -2 and b"context" in error.message
+    else:
+        assert status == 0, error.message.decode()
+        assert alertnet.alertnet_context_start_padding(model) == expected
+        alertnet.alertnet_free(model)

@@ -95,3 +95,29 @@ def test_script_refuses_a_window_of_the_wrong_shape(tmp_path, capsys):
 def test_script_reports_a_missing_window_in_one_line(capsys):
     assert alertnet_ref.main([FIXTURE, "--input", "/nonexistent/window.npy"]) == 1
     assert capsys.readouterr().err.startswith("error: /nonexistent/window.npy: ")
+
+
+def _with_context(parts, context: dict) -> bytes:
+    header, buffer = parts
+    header["__metadata__"]["context"] = json.dumps(context)
+    return join(header, buffer)
+
+
+@pytest.mark.parametrize("padding", [None, 0, 1, 2])
+def test_start_padding_below_the_window_is_read(parts, padding):
+    context = {"frames": 3, "step": 1} if padding is None else {"frames": 3, "step": 1, "start_padding": padding}
+    assert alertnet_ref.loads(_with_context(parts, context)).start_padding == (padding or 0)
+
+
+@pytest.mark.parametrize("context, message", [
+    ({"frames": 3, "step": 1, "start_padding": 3}, r"start_padding must be an integer in \[0, 2\].*got 3"),
+    ({"frames": 3, "step": 1, "start_padding": -1}, r"start_padding must be an integer in \[0, 2\].*got -1"),
+    ({"frames": 3, "step": 1, "start_padding": 1.5}, "start_padding must be an integer"),
+    ({"frames": 3, "step": 1, "start_padding": True}, "start_padding must be an integer"),
+    ({"frames": 3, "step": 1, "start_padding": "1"}, "start_padding must be an integer"),
+    ({"frames": 3, "step": 1, "padding": 1}, r"found keys \['frames', 'padding', 'step'\]"),
+    ({"frames": 3, "step": 1, "start_padding": 1, "extra": 0}, "optionally with \"start_padding\""),
+])
+def test_bad_start_padding_and_other_context_keys_are_rejected(parts, context, message):
+    with pytest.raises(alertnet_ref.ModelError, match=message):
+        alertnet_ref.loads(_with_context(parts, context))

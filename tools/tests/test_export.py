@@ -82,6 +82,42 @@ def test_metadata_holds_the_contract_keys(tmp_path):
     assert json.loads(metadata["tracker"]) == {"off_ratio": 0.5}
 
 
+def _export_default_like(path, context: dict) -> None:
+    torch.manual_seed(0)  # the same weights every time, so two files differ only by what the context makes them
+    export.export_torch(path, ARCHITECTURES["default-like"]().eval(), FEATURES, ["a", "b", "c"], [0.5] * 3, context,
+                        "name", "random weights")
+
+
+@pytest.mark.parametrize("padding", [1, 15])
+def test_start_padding_is_written_and_read_back(tmp_path, padding):
+    path = tmp_path / "m.safetensors"
+    _export_default_like(path, {"frames": 16, "step": 4, "start_padding": padding})
+    model = alertnet_ref.load(path)
+    assert json.loads(model.metadata["context"]) == {"frames": 16, "step": 4, "start_padding": padding}
+    assert model.start_padding == padding
+
+
+def test_zero_start_padding_writes_the_file_of_no_padding(tmp_path):
+    """P = 0 is today's behaviour, so the key is left out and the bytes are those of a file without it."""
+    _export_default_like(tmp_path / "zero.safetensors", {"frames": 16, "step": 4, "start_padding": 0})
+    _export_default_like(tmp_path / "none.safetensors", {"frames": 16, "step": 4})
+    context = alertnet_ref.load(tmp_path / "zero.safetensors").metadata["context"]
+    assert json.loads(context) == {"frames": 16, "step": 4}
+    assert (tmp_path / "zero.safetensors").read_bytes() == (tmp_path / "none.safetensors").read_bytes()
+
+
+@pytest.mark.parametrize("context, message", [
+    ({"frames": 16, "step": 4, "start_padding": 16}, r"start_padding'\] must be an integer in \[0, 15\].*got 16"),
+    ({"frames": 16, "step": 4, "start_padding": -1}, r"start_padding'\] must be an integer in \[0, 15\].*got -1"),
+    ({"frames": 16, "step": 4, "start_padding": 2.0}, r"start_padding'\] must be an integer"),
+    ({"frames": 16, "step": 4, "padding": 2}, r"unknown key\(s\) \['padding'\]"),
+])
+def test_bad_start_padding_is_refused_at_export(tmp_path, context, message):
+    with pytest.raises(ValueError, match=message):
+        _export_default_like(tmp_path / "m.safetensors", context)
+    assert not (tmp_path / "m.safetensors").exists()
+
+
 @pytest.mark.parametrize("module, message", [
     (nn.Sequential(nn.Conv2d(1, 2, 3, dilation=2)), "dilation"),
     (nn.Sequential(nn.Conv2d(1, 2, 3, padding="same")), "padding"),

@@ -75,6 +75,10 @@ float alertnet_threshold(const alertnet_model *model, int index);     /* default
 const char *alertnet_feature_spec(const alertnet_model *model);       /* the FeatureSpec JSON text */
 int alertnet_context_frames(const alertnet_model *model);             /* T */
 int alertnet_decision_step(const alertnet_model *model);              /* hops between decisions */
+/* P, in [0, T - 1] (0 when the file's context has no start_padding): the model was trained to see a stream's
+ * first window as P copies of its first frame followed by T - P real frames, so a host restarted while an alert
+ * sounds can decide after T - P frames instead of waiting for a whole window. FORMAT.md gives the schedule. */
+int alertnet_context_start_padding(const alertnet_model *model);
 const char *alertnet_metadata(const alertnet_model *model, const char *key); /* any __metadata__ value, or NULL */
 
 /* Size and cost, for `inspect` and benchmarks. */

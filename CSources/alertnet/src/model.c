@@ -17,6 +17,7 @@ struct alertnet_model {
     cJSON *labels;      /* parsed `labels` array; label strings point into it */
     float *thresholds;
     int label_count, frames, bins, step;
+    int start_padding;  /* copies of a stream's first frame before it; 0 <= start_padding < frames */
     an_layer *layers;
     int layer_count;
     size_t parameters;
@@ -43,13 +44,15 @@ static alertnet_status metadata_json(const alertnet_model *m, const char *key, c
     return ALERTNET_OK;
 }
 
-static int positive_integer(const cJSON *item, int maximum, int *out) {
+static int integer_in(const cJSON *item, int minimum, int maximum, int *out) {
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble != floor(item->valuedouble) ||
-        item->valuedouble < 1 || item->valuedouble > maximum)
+        item->valuedouble < minimum || item->valuedouble > maximum)
         return 0;
     *out = (int)item->valuedouble;
     return 1;
 }
+
+static int positive_integer(const cJSON *item, int maximum, int *out) { return integer_in(item, 1, maximum, out); }
 
 static alertnet_status read_features(alertnet_model *m, alertnet_error *e) {
     cJSON *features;
@@ -73,15 +76,22 @@ static alertnet_status read_features(alertnet_model *m, alertnet_error *e) {
     return s;
 }
 
+/* {"frames": T, "step": S} with an optional "start_padding": P in [0, T - 1]; nothing else. */
 static alertnet_status read_context(alertnet_model *m, alertnet_error *e) {
     cJSON *context;
     alertnet_status s = metadata_json(m, "context", &context, e);
     if (s != ALERTNET_OK) return s;
-    if (!cJSON_IsObject(context) || cJSON_GetArraySize(context) != 2 ||
+    const cJSON *padding = cJSON_GetObjectItemCaseSensitive(context, "start_padding");
+    m->start_padding = 0;
+    if (!cJSON_IsObject(context) || cJSON_GetArraySize(context) != (padding ? 3 : 2) ||
         !positive_integer(cJSON_GetObjectItemCaseSensitive(context, "frames"), MAX_INPUT_SIDE, &m->frames) ||
         !positive_integer(cJSON_GetObjectItemCaseSensitive(context, "step"), MAX_INPUT_SIDE, &m->step))
-        s = an_fail(e, ALERTNET_ERROR_FORMAT, "context must be {\"frames\": T, \"step\": S} with integers in [1, %d]",
-                    MAX_INPUT_SIDE);
+        s = an_fail(e, ALERTNET_ERROR_FORMAT,
+                    "context must be {\"frames\": T, \"step\": S} with integers in [1, %d], and optionally "
+                    "\"start_padding\": P; no other key", MAX_INPUT_SIDE);
+    else if (padding && !integer_in(padding, 0, m->frames - 1, &m->start_padding))
+        s = an_fail(e, ALERTNET_ERROR_FORMAT, "context: start_padding must be an integer in [0, %d] (frames - 1)",
+                    m->frames - 1);
     cJSON_Delete(context);
     return s;
 }
@@ -337,6 +347,7 @@ const char *alertnet_metadata(const alertnet_model *m, const char *key) {
 const char *alertnet_feature_spec(const alertnet_model *m) { return alertnet_metadata(m, "features"); }
 int alertnet_context_frames(const alertnet_model *m) { return m ? m->frames : 0; }
 int alertnet_decision_step(const alertnet_model *m) { return m ? m->step : 0; }
+int alertnet_context_start_padding(const alertnet_model *m) { return m ? m->start_padding : 0; }
 size_t alertnet_parameter_count(const alertnet_model *m) { return m ? m->parameters : 0; }
 double alertnet_mflops(const alertnet_model *m) { return m ? m->mflops : 0.0; }
 int alertnet_layer_count(const alertnet_model *m) { return m ? m->layer_count : 0; }

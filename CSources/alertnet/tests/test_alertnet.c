@@ -221,6 +221,13 @@ static void test_metadata_errors(void) {
         {"thresholds", "[0.5,1.0,0.5]", "threshold 1 (l1) must be a number in (0, 1)"},
         {"context", "{\"frames\":6}", "context must be {\"frames\": T, \"step\": S}"},
         {"context", "{\"frames\":6.5,\"step\":1}", "context must be"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":6}", "start_padding must be an integer in [0, 5]"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":-1}", "start_padding must be an integer in [0, 5]"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":1.5}", "start_padding must be an integer"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":\"2\"}", "start_padding must be an integer"},
+        {"context", "{\"frames\":6,\"step\":4,\"padding\":1}", "no other key"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":1,\"extra\":0}", "no other key"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":1,\"start_padding\":2}", "no other key"},
         {"features", "{\"kind\":\"mfcc\"}", "features: kind must be \"log_mel\" or \"log_power\""},
         {"features", "{\"kind\":\"log_mel\",\"n_mels\":0}", "n_mels must be an integer"},
         {"graph", "[]", "graph must be a non-empty array"},
@@ -241,6 +248,39 @@ static void test_metadata_errors(void) {
     alertnet_free(model);
     free(bytes);
     builder_free(b);
+}
+
+/* start_padding: absent means 0; every value in [0, T - 1] loads and reads back. */
+static void test_start_padding(void) {
+    static const struct {
+        const char *context;
+        int padding;
+    } cases[] = {
+        {NULL, 0},
+        {"{\"frames\":6,\"step\":4,\"start_padding\":0}", 0},
+        {"{\"start_padding\":2,\"frames\":6,\"step\":4}", 2},
+        {"{\"frames\":6,\"step\":4,\"start_padding\":5}", 5},
+        {"{\"frames\":6,\"step\":4,\"start_padding\":3.0}", 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        model_builder *b = small_model();
+        const char *context = cases[i].context ? cases[i].context : "without start_padding";
+        if (cases[i].context) builder_metadata(b, "context", cases[i].context);
+        size_t size;
+        unsigned char *bytes = builder_bytes(b, &size);
+        builder_free(b);
+        alertnet_model *m;
+        alertnet_error error;
+        alertnet_status s = alertnet_load_memory(bytes, size, &m, &error);
+        free(bytes);
+        CHECK(s == ALERTNET_OK, "context %s: %s", context, error.message);
+        if (s != ALERTNET_OK) continue;
+        CHECK(alertnet_context_start_padding(m) == cases[i].padding && alertnet_context_frames(m) == 6 &&
+                  alertnet_decision_step(m) == 4,
+              "context %s: start_padding %d", context, alertnet_context_start_padding(m));
+        alertnet_free(m);
+    }
+    CHECK(alertnet_context_start_padding(NULL) == 0, "start_padding of NULL");
 }
 
 /* ---- queries ---- */
@@ -579,6 +619,7 @@ int main(int argc, char **argv) {
     test_tensor_errors();
     test_graph_errors();
     test_metadata_errors();
+    test_start_padding();
     test_queries();
     test_conv_against_direct();
     test_dense_against_direct();

@@ -8,6 +8,13 @@
 /// centre of that span (its `decisionTime`) and was possible once sample `f·hop + nFFT` had arrived (its
 /// `streamTime`, which becomes `detectedAt`). With an onset lag in the settings the tracker stamps decisions at
 /// `streamTime − onsetLag` instead (see `EventTracker`).
+///
+/// Start padding (`AlertModel.startPadding` = P): the window ring starts with P copies of the stream's first
+/// frame, as the model was trained, so the first decision comes after T − P real frames, then one every S. Why:
+/// a detector started (or restarted) while an alarm already sounds then judges it after T − P frames instead of a
+/// whole window, and announces it that much sooner (smoothing and minimum duration still apply). Such a window
+/// begins before the stream (`first` < 0), so its centre may be negative; the tracker stamps nothing before 0 s.
+/// The schedule and times are the research side's (tools/hearalert_train `decisions`, `pad_start`).
 public final class AlertDetector {
     /// The model whose features, context and labels this detector follows.
     public let model: AlertModel
@@ -17,15 +24,23 @@ public final class AlertDetector {
     private let binCount: Int
     private let contextFrames: Int
     private let decisionStep: Int
+    private let startPadding: Int
     private let hopLength: Int
     private let frameLength: Int
     private let sampleRate: Double
     /// The last `contextFrames` frames, each written twice (at slot and slot + T), so that the window ending at
-    /// any slot is one contiguous, oldest-first run of memory: the model reads it in place.
+    /// any slot is one contiguous, oldest-first run of memory: the model reads it in place. Slots are indexed by
+    /// a frame's place in the padded stream (real frame f at f + startPadding).
     private let window: UnsafeMutableBufferPointer<Float>
     private let scores: UnsafeMutableBufferPointer<Float>
     private var framesSeen = 0
     private var samplesSeen = 0
+    /// Decisions made so far and the times of the latest (its scores are `latestScores`): lets tests hold the
+    /// decision schedule to the research mirror without a hook on the real-time path.
+    private(set) var decisionCount = 0
+    private(set) var latestDecisionTime = 0.0
+    private(set) var latestStreamTime = 0.0
+    var latestScores: UnsafeBufferPointer<Float> { UnsafeBufferPointer(scores) }
 
     /// Throws when `settings` were made for other labels than the model's, or its feature spec cannot be computed.
     public init(model: AlertModel, settings: TrackerSettings) throws {
@@ -45,6 +60,7 @@ public final class AlertDetector {
         binCount = spec.binCount
         contextFrames = model.contextFrames
         decisionStep = model.decisionStep
+        startPadding = model.startPadding
         hopLength = spec.hopLength
         frameLength = spec.nFFT
         sampleRate = Double(spec.sampleRate)
@@ -91,19 +107,31 @@ public final class AlertDetector {
     private func accept(_ frame: UnsafeBufferPointer<Float>, emit: (AlertMessage) -> Void) throws {
         let frameIndex = framesSeen
         framesSeen += 1
-        let slot = frameIndex % contextFrames
+        if frameIndex == 0 {
+            for copy in 0..<startPadding { store(frame, inSlot: copy) }
+        }
+        let paddedIndex = frameIndex + startPadding
+        store(frame, inSlot: paddedIndex % contextFrames)
+        let windowsEnded = paddedIndex + 1 - contextFrames
+        guard windowsEnded >= 0, windowsEnded % decisionStep == 0 else { return }
+
+        let oldest = (paddedIndex + 1) % contextFrames
+        let input = UnsafeBufferPointer(start: window.baseAddress! + oldest * binCount, count: contextFrames * binCount)
+        try model.predict(input, into: scores)
+        let first = frameIndex - contextFrames + 1  // negative while the window still holds padding copies
+        let decisionTime = (Double((first + frameIndex) * hopLength + frameLength) / 2) / sampleRate
+        let readyTime = Double(frameIndex * hopLength + frameLength) / sampleRate
+        decisionCount += 1
+        latestDecisionTime = decisionTime
+        latestStreamTime = readyTime
+        tracker.update(scores: UnsafeBufferPointer(scores), decisionTime: decisionTime, streamTime: readyTime,
+                       emit: emit)
+    }
+
+    /// Writes `frame` to ring slot `slot` and its mirror at `slot + contextFrames`.
+    private func store(_ frame: UnsafeBufferPointer<Float>, inSlot slot: Int) {
         let base = window.baseAddress!
         (base + slot * binCount).update(from: frame.baseAddress!, count: binCount)
         (base + (slot + contextFrames) * binCount).update(from: frame.baseAddress!, count: binCount)
-        guard framesSeen >= contextFrames, (framesSeen - contextFrames) % decisionStep == 0 else { return }
-
-        let oldest = (slot + 1) % contextFrames
-        let input = UnsafeBufferPointer(start: base + oldest * binCount, count: contextFrames * binCount)
-        try model.predict(input, into: scores)
-        let first = frameIndex - contextFrames + 1
-        let decisionTime = (Double((first + frameIndex) * hopLength + frameLength) / 2) / sampleRate
-        let readyTime = Double(frameIndex * hopLength + frameLength) / sampleRate
-        tracker.update(scores: UnsafeBufferPointer(scores), decisionTime: decisionTime, streamTime: readyTime,
-                       emit: emit)
     }
 }

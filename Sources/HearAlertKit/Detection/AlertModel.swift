@@ -20,6 +20,11 @@ public final class AlertModel {
     public let contextFrames: Int
     /// Hops between two decisions.
     public let decisionStep: Int
+    /// Copies of a stream's first feature frame the model was trained to see before it (0 ≤ P < T; 0 when the
+    /// file has no `start_padding`). Why: without it nothing can be decided until a whole window has arrived, so a
+    /// detector started (or restarted) while an alarm sounds would report it a window late; with it the first
+    /// decision comes after `contextFrames − startPadding` frames.
+    public let startPadding: Int
 
     /// The C model; internal so the query extensions (AlertModel+Layers.swift) can read it.
     let handle: OpaquePointer
@@ -74,6 +79,7 @@ public final class AlertModel {
         thresholds = (0..<count).map { alertnet_threshold(handle, Int32($0)) }
         contextFrames = Int(alertnet_context_frames(handle))
         decisionStep = Int(alertnet_decision_step(handle))
+        startPadding = Int(alertnet_context_start_padding(handle))
     }
 
     deinit {

@@ -28,6 +28,12 @@ public struct AlertModelReport: Sendable {
         let step = Double(model.decisionStep * spec.hopLength) / Double(spec.sampleRate)
         lines.append("context     \(model.contextFrames) frames x \(spec.binCount) bins (\(format(seconds, 2)) s), "
             + "a decision every \(model.decisionStep) hops (\(format(step, 3)) s)")
+        if model.startPadding > 0 {
+            let firstFrames = model.contextFrames - model.startPadding
+            let first = Double((firstFrames - 1) * spec.hopLength + spec.nFFT) / Double(spec.sampleRate)
+            lines.append("start pad   \(model.startPadding) copies of the first frame: first decision after "
+                + "\(firstFrames) frames (\(format(first, 2)) s of audio)")
+        }
         if let tracker = model.metadata("tracker") { lines.append("tracker     \(tracker)") }
         lines.append("layers")
         for (index, layer) in model.layers.enumerated() {

@@ -23,7 +23,9 @@
 /// used for everything — onsets, offsets, minimum duration, merge gap, cooldown — rather than shifting onsets
 /// alone: event lengths and the gaps compared with `mergeGap` stay measured between like points, and a model
 /// that fires early after an onset also stops firing early after an offset (the same few frames of sound
-/// decide both edges), so the same correction fits both.
+/// decide both edges), so the same correction fits both. Times are clamped at 0: a start-padded model's first
+/// windows (`AlertModel.startPadding`) reach before the stream, and a lag may exceed the audio so far, but no
+/// onset or offset is reported before the stream began.
 ///
 /// Allocation-free after `init`: it runs on the real-time processing thread.
 public struct EventTracker {
@@ -90,7 +92,7 @@ public struct EventTracker {
     /// - Parameters:
     ///   - scores: one score per label, in the model's label order.
     ///   - decisionTime: the stream time the scores describe (the centre of the model's input window); replaced
-    ///     by `streamTime − onsetLag` when the settings have an onset lag.
+    ///     by `streamTime − onsetLag` when the settings have an onset lag; either is taken as 0 when negative.
     ///   - streamTime: how much audio had arrived when the decision was possible (the end of the model's input
     ///     window); becomes `detectedAt`.
     ///   - emit: receives any messages, in order.
@@ -102,7 +104,7 @@ public struct EventTracker {
         precondition(scores.count == labelCount, "expected \(labelCount) scores, got \(scores.count)")
         let slot = nextSlot
         for label in 0..<labelCount { history[slot * labelCount + label] = scores[label] }
-        historyTimes[slot] = settings.onsetLag.map { streamTime - $0 } ?? decisionTime
+        historyTimes[slot] = max(0, settings.onsetLag.map { streamTime - $0 } ?? decisionTime)
         nextSlot = (slot + 1) % settings.smoothingFrames
         filledSlots = min(filledSlots + 1, settings.smoothingFrames)
 

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import HearAlertKit
+
+/// The host's detector against the research mirror on the same audio (Fixtures/detector/parity.json, made by
+/// tools/make_detector_fixtures.py from librosa features, `pad_start`, `Geometry.decisions`, the numpy forward
+/// pass and `tracker.track`): the same decisions at the same times with the same scores, and the same events,
+/// for a model with and without start padding, on a clip that starts in silence and one that starts mid-siren.
+@Suite struct DetectorParityTests {
+    struct Fixture: Decodable {
+        /// The tracker fixture's event: the same fields, the same names.
+        typealias Event = OnsetLagTests.Fixture.Event
+
+        struct Case: Decodable {
+            var clip: String
+            var model: String
+            var decision_times: [Double]
+            var stream_times: [Double]
+            var scores: [[Float]]
+            var events: [Event]
+        }
+
+        var score_tolerance: Float
+        var cases: [Case]
+    }
+
+    static let folder = FileDetectorTests.folder
+    static let fixture = try! JSONDecoder().decode(
+        Fixture.self, from: Data(contentsOf: folder.appendingPathComponent("parity.json")))
+
+    /// Every decision the detector makes on `samples`, fed one hop at a time (at most one decision per hop, so
+    /// each shows up as one step of `decisionCount`), and the events it ends.
+    static func run(
+        _ detector: AlertDetector, _ samples: [Float], hop: Int
+    ) throws -> (decisions: [(decisionTime: Double, streamTime: Double, scores: [Float])], events: [AlertEvent]) {
+        var decisions: [(decisionTime: Double, streamTime: Double, scores: [Float])] = []
+        var events: [AlertEvent] = []
+        let collect: (AlertMessage) -> Void = { if case .ended(let event) = $0 { events.append(event) } }
+        try samples.withUnsafeBufferPointer { all in
+            var start = 0
+            while start < all.count {
+                let before = detector.decisionCount
+                let end = min(all.count, start + hop)
+                try detector.process(UnsafeBufferPointer(rebasing: all[start..<end]), emit: collect)
+                precondition(detector.decisionCount - before <= 1, "two decisions within one hop")
+                if detector.decisionCount > before {
+                    decisions.append((detector.latestDecisionTime, detector.latestStreamTime,
+                                      Array(detector.latestScores)))
+                }
+                start = end
+            }
+        }
+        detector.finish(emit: collect)
+        return (decisions, events)
+    }
+
+    @Test(arguments: 0..<4)
+    func detectorMatchesTheResearchMirror(caseIndex: Int) throws {
+        let want = Self.fixture.cases[caseIndex]
+        let name = "\(want.clip) / \(want.model)"
+        let model = try AlertModel(path: Self.folder.appendingPathComponent(want.model).path)
+        let detector = try AlertDetector(model: model, settings: try TrackerSettings(model: model))
+        let samples = try AudioFile.readAll(path: Self.folder.appendingPathComponent(want.clip).path,
+                                            sampleRate: detector.expectedSampleRate)
+        let found = try Self.run(detector, samples, hop: model.featureSpec.hopLength)
+
+        #expect(found.decisions.count == want.scores.count, "\(name): decision count")
+        var worst: Float = 0
+        for (index, decision) in zip(found.decisions.indices, found.decisions) where index < want.scores.count {
+            #expect(abs(decision.decisionTime - want.decision_times[index]) < 1e-9, "\(name) decision \(index)")
+            #expect(abs(decision.streamTime - want.stream_times[index]) < 1e-9, "\(name) decision \(index)")
+            for (score, expected) in zip(decision.scores, want.scores[index]) {
+                worst = max(worst, abs(score - expected))
+            }
+        }
+        #expect(worst <= Self.fixture.score_tolerance, "\(name): scores differ from the mirror's by up to \(worst)")
+
+        #expect(found.events.map(\.label) == want.events.map(\.label), "\(name): events")
+        for (event, expected) in zip(found.events, want.events) {
+            #expect(abs(event.onset - expected.onset) < 1e-9, "\(name) \(event.label) onset \(event.onset)")
+            #expect(abs(event.offset - expected.offset) < 1e-9, "\(name) \(event.label) offset \(event.offset)")
+            #expect(abs(event.detectedAt - expected.detected_at) < 1e-9, "\(name) \(event.label) detected")
+        }
+    }
+}
