@@ -16,7 +16,7 @@ a long near-miss before a rise (onset bounded by the 1 s lookback), a blip above
 (the run restarts), a short crossing that fades before the minimum duration counted from the crossing (dropped,
 though it lasted long enough counted from its stamped onset), and a rise during a cooldown (onset at its end).
 
-    .venv/bin/python tools/make_tracker_fixtures.py [--out Tests/HearAlertKitTests/Fixtures/tracker/onset_rise_cases.json]
+    .venv/bin/python tools/make_tracker_fixtures.py [--out FILE] [--seed N]   (default: the committed fixture)
 """
 
 from __future__ import annotations
