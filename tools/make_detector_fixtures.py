@@ -21,8 +21,9 @@ Detector parity (parity.json): the same weights also go out with a start-padded 
 start_padding 24 of 32 frames), and a second clip starts in the middle of a siren (alarm_at_start.wav: siren
 0.0-1.5 s, a beep 2.5-3.0 s), the case start padding exists for. For each model on each clip the research mirror
 (librosa features, tools/hearalert_train data.pad_start and Geometry.decisions, the numpy forward pass,
-tracker.track with the model's tracker settings) gives every decision's times and scores and the events; the
-Swift host must produce the same (Tests/HearAlertKitTests/Detection/DetectorParityTests.swift).
+tracker.track with the model's tracker settings) gives every decision's times and scores and the events, and the
+events again with onset_rise_ratio RISE_RATIO (`events_rise`); the Swift host must produce the same
+(Tests/HearAlertKitTests/Detection/DetectorParityTests.swift).
 
     .venv/bin/python tools/make_detector_fixtures.py [--out Tests/HearAlertKitTests/Fixtures/detector] [--seed 7]
 """
@@ -30,6 +31,7 @@ Swift host must produce the same (Tests/HearAlertKitTests/Detection/DetectorPari
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -69,6 +71,9 @@ CLIPS = ["alerts_clip.wav", "alarm_at_start.wav"]
 # about a crossing for a reason that is not a bug.
 SCORE_TOLERANCE = 5e-4
 MIN_MARGIN = 2 * SCORE_TOLERANCE
+# The parity's events are also tracked with this onset_rise_ratio (the host gets it as an override), so the host's
+# rise onsets are held to the mirror's on real decisions, start-padded ones included.
+RISE_RATIO = 0.3
 
 
 def band_weights() -> tuple[np.ndarray, np.ndarray]:
@@ -119,20 +124,26 @@ def mirror(model: alertnet_ref.Model, frames: np.ndarray, duration: float) -> di
     padded = pad_start(frames, geometry)
     scores = np.array([alertnet_ref.forward(model, padded[s:s + model.frames]) for s in starts])
     settings = TrackerSettings(**json.loads(model.metadata["tracker"]))
-    events = track(scores, centres, ends, model.labels, model.thresholds, settings, duration)
+
+    def events(settings: TrackerSettings) -> list[dict]:
+        return [{"label": e.label, "onset": float(e.onset), "offset": float(e.offset),
+                 "detected_at": float(e.detected_at)}
+                for e in track(scores, centres, ends, model.labels, model.thresholds, settings, duration)]
+
     return {"decision_times": centres.tolist(), "stream_times": ends.tolist(), "scores": scores.tolist(),
-            "events": [{"label": e.label, "onset": float(e.onset), "offset": float(e.offset),
-                        "detected_at": float(e.detected_at)} for e in events]}
+            "events": events(settings),
+            "events_rise": events(dataclasses.replace(settings, onset_rise_ratio=RISE_RATIO))}
 
 
 def margin(model: alertnet_ref.Model, scores: np.ndarray) -> float:
-    """Smallest distance of a smoothed score (the tracker's causal moving average) from an on- or off-threshold:
+    """Smallest distance of a smoothed score (the tracker's causal moving average) from an on-, off- or rise level:
     the host's features differ a little from librosa's, and the parity holds exactly only while the tracker's
     comparisons cannot flip."""
     settings = TrackerSettings(**json.loads(model.metadata["tracker"]))
     s = settings.smoothing_frames
     smoothed = np.array([scores[max(0, i + 1 - s):i + 1].mean(axis=0) for i in range(len(scores))])
-    edges = np.concatenate([model.thresholds, np.array(model.thresholds) * settings.off_ratio])
+    thresholds = np.array(model.thresholds)
+    edges = np.concatenate([thresholds, thresholds * settings.off_ratio, thresholds * RISE_RATIO])
     return float(np.min(np.abs(smoothed[:, :, None] - edges[None, None, :]))) if len(scores) else float("inf")
 
 
@@ -164,7 +175,7 @@ def write_parity(folder: str) -> None:
             cases.append({"clip": clip_name, "model": model_name, **found})
     with open(os.path.join(folder, "parity.json"), "w") as out:
         json.dump({"made_by": "tools/make_detector_fixtures.py: the research mirror on librosa features",
-                   "score_tolerance": SCORE_TOLERANCE, "cases": cases}, out, indent=1)
+                   "score_tolerance": SCORE_TOLERANCE, "rise_ratio": RISE_RATIO, "cases": cases}, out, indent=1)
         out.write("\n")
 
 

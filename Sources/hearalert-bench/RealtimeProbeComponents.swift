@@ -187,7 +187,7 @@ final class TrackerStage: ProbeStage {
     init(audio: ProbeAudio) throws {
         tracker = EventTracker(settings: try TrackerSettings(
             labels: Self.labels, thresholds: Array(repeating: 0.5, count: Self.labels.count), smoothingFrames: 3,
-            offRatio: 0.5, minDuration: 0.1, mergeGap: 0.2, cooldown: 0.1))
+            offRatio: 0.5, minDuration: 0.1, mergeGap: 0.2, cooldown: 0.1, onsetRiseRatio: 0.5))
         scores.initialize(repeating: 0)
     }
 

@@ -43,6 +43,14 @@ struct DetectionOptions: ParsableArguments {
                                + "onset_lag, else the window's centre.", valueName: "S"))
     var onsetLag: Double?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stamp an onset where the score's rise began: the first of its run of decisions "
+                               + "at or above threshold·R (0 < R ≤ 1; at most \(EventTracker.riseLookback) s "
+                               + "before the crossing, never in a cooldown) instead of at the threshold crossing; "
+                               + "announcing is not delayed. Default: the model's onset_rise_ratio, else at the "
+                               + "crossing.", valueName: "R"))
+    var onsetRiseRatio: Float?
+
     /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
     func validate() throws {
         _ = try labelThresholds()
@@ -55,7 +63,8 @@ struct DetectionOptions: ParsableArguments {
         let loaded = try ModelFileError.naming(model, hintWhenUnreadable: hint) { try AlertModel(path: model) }
         let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
-                                         cooldown: cooldown, onsetLag: onsetLag)
+                                         cooldown: cooldown, onsetLag: onsetLag,
+                                         onsetRiseRatio: onsetRiseRatio)
         return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
     }
 

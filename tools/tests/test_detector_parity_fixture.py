@@ -45,7 +45,21 @@ def test_mirror_decisions_and_events_are_the_committed_ones(regenerated):
     for new, old in zip(found["cases"], committed["cases"]):
         assert new["decision_times"] == old["decision_times"] and new["stream_times"] == old["stream_times"]
         np.testing.assert_allclose(new["scores"], old["scores"], atol=1e-9, rtol=0)
-        assert new["events"] == old["events"]
+        assert new["events"] == old["events"] and new["events_rise"] == old["events_rise"]
+    assert found["rise_ratio"] == committed["rise_ratio"]
+
+
+def test_rise_events_move_onsets_earlier_but_no_announcement():
+    """The rise-ratio events must differ from the plain ones somewhere, or the host's rise would go untested."""
+    cases = json.loads((COMMITTED / "parity.json").read_text())["cases"]
+    moved = 0
+    for case in cases:
+        plain, rise = case["events"], case["events_rise"]
+        assert [(e["label"], e["offset"], e["detected_at"]) for e in rise] == \
+            [(e["label"], e["offset"], e["detected_at"]) for e in plain]
+        assert all(r["onset"] <= p["onset"] for r, p in zip(rise, plain))
+        moved += sum(r["onset"] < p["onset"] for r, p in zip(rise, plain))
+    assert moved >= len(cases)
 
 
 def test_padded_model_decides_after_t_minus_p_frames_and_stamps_nothing_before_zero():

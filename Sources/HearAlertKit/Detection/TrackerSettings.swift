@@ -24,6 +24,13 @@ public struct TrackerSettings: Sendable, Equatable {
     /// early firing (low latency) no longer means early onsets. Nil keeps the centre. At most the window's
     /// length (checked by `AlertDetector`, which knows the window).
     public var onsetLag: Double?
+    /// Stamp an onset where the score's rise began instead of where it crossed the threshold: at the first of the
+    /// unbroken run of decisions at or above `threshold · onsetRiseRatio` (at most `EventTracker.riseLookback`
+    /// before the crossing, never inside the label's cooldown). A network's score climbs over a few decisions
+    /// after an alert begins and crosses the threshold at a variable point, so crossing stamps are often late;
+    /// the announcement itself is not delayed. Nil stamps at the crossing. A Float like `offRatio`, because the
+    /// rise level is computed in the scores' precision (as the research mirror does).
+    public var onsetRiseRatio: Float?
 
     /// Used when a model file has no `tracker` metadata. The 1 s merge gap is the corpus convention (CORPUS.md).
     public static let fallback = (smoothingFrames: 3, offRatio: Float(0.5), minDuration: 0.1, mergeGap: 1.0,
@@ -32,7 +39,8 @@ public struct TrackerSettings: Sendable, Equatable {
     public init(
         labels: [String], thresholds: [Float], smoothingFrames: Int = fallback.smoothingFrames,
         offRatio: Float = fallback.offRatio, minDuration: Double = fallback.minDuration,
-        mergeGap: Double = fallback.mergeGap, cooldown: Double = fallback.cooldown, onsetLag: Double? = nil
+        mergeGap: Double = fallback.mergeGap, cooldown: Double = fallback.cooldown, onsetLag: Double? = nil,
+        onsetRiseRatio: Float? = nil
     ) throws(TrackerSettingsError) {
         self.labels = labels
         self.thresholds = thresholds
@@ -42,6 +50,7 @@ public struct TrackerSettings: Sendable, Equatable {
         self.mergeGap = mergeGap
         self.cooldown = cooldown
         self.onsetLag = onsetLag
+        self.onsetRiseRatio = onsetRiseRatio
         try validate()
     }
 
@@ -51,6 +60,7 @@ public struct TrackerSettings: Sendable, Equatable {
     ) throws(TrackerSettingsError) {
         var defaults = Self.fallback
         var onsetLag: Double?
+        var onsetRiseRatio: Float?
         if let trackerMetadata {
             let metadata = try Self.decode(trackerMetadata)
             defaults.smoothingFrames = metadata.smoothingFrames ?? defaults.smoothingFrames
@@ -59,6 +69,7 @@ public struct TrackerSettings: Sendable, Equatable {
             defaults.mergeGap = metadata.mergeGap ?? defaults.mergeGap
             defaults.cooldown = metadata.cooldown ?? defaults.cooldown
             onsetLag = metadata.onsetLag
+            onsetRiseRatio = metadata.onsetRiseRatio
         }
         var thresholds = thresholds
         for (label, threshold) in overrides.thresholds {
@@ -74,7 +85,8 @@ public struct TrackerSettings: Sendable, Equatable {
             minDuration: overrides.minDuration ?? defaults.minDuration,
             mergeGap: overrides.mergeGap ?? defaults.mergeGap,
             cooldown: overrides.cooldown ?? defaults.cooldown,
-            onsetLag: overrides.onsetLag ?? onsetLag)
+            onsetLag: overrides.onsetLag ?? onsetLag,
+            onsetRiseRatio: overrides.onsetRiseRatio ?? onsetRiseRatio)
     }
 
     /// Settings from a model file's labels, default thresholds and `tracker` metadata, then `overrides`.
@@ -99,6 +111,9 @@ public struct TrackerSettings: Sendable, Equatable {
         if let onsetLag, !(onsetLag >= 0 && onsetLag.isFinite) {
             throw .invalid("onset lag \(onsetLag) is not a non-negative number of seconds")
         }
+        if let onsetRiseRatio, !(onsetRiseRatio > 0 && onsetRiseRatio <= 1) {
+            throw .invalid("onset rise ratio \(onsetRiseRatio) is not in (0, 1]")
+        }
     }
 
     /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored.
@@ -109,6 +124,7 @@ public struct TrackerSettings: Sendable, Equatable {
         var mergeGap: Double?
         var cooldown: Double?
         var onsetLag: Double?
+        var onsetRiseRatio: Float?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case smoothingFrames = "smoothing_frames"
@@ -117,6 +133,7 @@ public struct TrackerSettings: Sendable, Equatable {
             case mergeGap = "merge_gap"
             case cooldown
             case onsetLag = "onset_lag"
+            case onsetRiseRatio = "onset_rise_ratio"
         }
     }
 
@@ -153,10 +170,13 @@ public struct TrackerOverrides: Sendable, Equatable {
     public var cooldown: Double?
     /// Replaces the onset lag (seconds; window end − lag stamps each decision) when set.
     public var onsetLag: Double?
+    /// Replaces the onset rise ratio (onsets stamped where the score rose past threshold · ratio) when set.
+    public var onsetRiseRatio: Float?
 
     public init(
         thresholds: [String: Float] = [:], smoothingFrames: Int? = nil, offRatio: Float? = nil,
-        minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil, onsetLag: Double? = nil
+        minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil, onsetLag: Double? = nil,
+        onsetRiseRatio: Float? = nil
     ) {
         self.thresholds = thresholds
         self.smoothingFrames = smoothingFrames
@@ -165,6 +185,7 @@ public struct TrackerOverrides: Sendable, Equatable {
         self.mergeGap = mergeGap
         self.cooldown = cooldown
         self.onsetLag = onsetLag
+        self.onsetRiseRatio = onsetRiseRatio
     }
 }
 

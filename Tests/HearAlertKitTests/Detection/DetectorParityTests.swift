@@ -5,7 +5,8 @@ import Testing
 /// The host's detector against the research mirror on the same audio (Fixtures/detector/parity.json, made by
 /// tools/make_detector_fixtures.py from librosa features, `pad_start`, `Geometry.decisions`, the numpy forward
 /// pass and `tracker.track`): the same decisions at the same times with the same scores, and the same events,
-/// for a model with and without start padding, on a clip that starts in silence and one that starts mid-siren.
+/// for a model with and without start padding, on a clip that starts in silence and one that starts mid-siren;
+/// and the same events again with the fixture's `onset_rise_ratio` given as an override.
 @Suite struct DetectorParityTests {
     struct Fixture: Decodable {
         /// The tracker fixture's event: the same fields, the same names.
@@ -18,9 +19,12 @@ import Testing
             var stream_times: [Double]
             var scores: [[Float]]
             var events: [Event]
+            /// The events with `onset_rise_ratio` = `rise_ratio`.
+            var events_rise: [Event]
         }
 
         var score_tolerance: Float
+        var rise_ratio: Float
         var cases: [Case]
     }
 
@@ -75,8 +79,17 @@ import Testing
         }
         #expect(worst <= Self.fixture.score_tolerance, "\(name): scores differ from the mirror's by up to \(worst)")
 
-        #expect(found.events.map(\.label) == want.events.map(\.label), "\(name): events")
-        for (event, expected) in zip(found.events, want.events) {
+        Self.expect(found.events, want.events, name)
+
+        let rising = try AlertDetector(model: model, settings: try TrackerSettings(
+            model: model, overrides: TrackerOverrides(onsetRiseRatio: Self.fixture.rise_ratio)))
+        Self.expect(try Self.run(rising, samples, hop: model.featureSpec.hopLength).events, want.events_rise,
+                    "\(name) with onset_rise_ratio \(Self.fixture.rise_ratio)")
+    }
+
+    static func expect(_ found: [AlertEvent], _ want: [Fixture.Event], _ name: String) {
+        #expect(found.map(\.label) == want.map(\.label), "\(name): events")
+        for (event, expected) in zip(found, want) {
             #expect(abs(event.onset - expected.onset) < 1e-9, "\(name) \(event.label) onset \(event.onset)")
             #expect(abs(event.offset - expected.offset) < 1e-9, "\(name) \(event.label) offset \(event.offset)")
             #expect(abs(event.detectedAt - expected.detected_at) < 1e-9, "\(name) \(event.label) detected")

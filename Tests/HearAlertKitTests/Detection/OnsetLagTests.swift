@@ -32,9 +32,9 @@ import Testing
     static let fixtureData = try! Data(contentsOf: folder.appendingPathComponent("onset_lag_cases.json"))
     static let fixture = try! JSONDecoder().decode(Fixture.self, from: fixtureData)
 
-    /// Each case's `tracker` object, as the JSON text a model file would carry.
-    static func trackerJSON(_ index: Int) throws -> String {
-        let root = try #require(try JSONSerialization.jsonObject(with: fixtureData) as? [String: Any])
+    /// Each case's `tracker` object, as the JSON text a model file would carry (of this or another tracker fixture).
+    static func trackerJSON(_ index: Int, of data: Data = fixtureData) throws -> String {
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let cases = try #require(root["cases"] as? [[String: Any]])
         let data = try JSONSerialization.data(withJSONObject: try #require(cases[index]["tracker"]))
         return String(decoding: data, as: UTF8.self)

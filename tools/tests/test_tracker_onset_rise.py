@@ -1,0 +1,38 @@
+"""The tracker fixture for `onset_rise_ratio` holds the research mirror's events, which the host's EventTracker
+must reproduce (OnsetRiseTests.swift): it must be exactly what tools/make_tracker_fixtures.py writes from the
+mirror today, and the mirror's lookback must be the host's."""
+
+import json
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from hearalert_train.tracker import RISE_LOOKBACK  # noqa: E402
+from make_tracker_fixtures import make_fixture  # noqa: E402
+
+FIXTURE = ROOT / "Tests/HearAlertKitTests/Fixtures/tracker/onset_rise_cases.json"
+
+
+def test_committed_fixture_is_the_mirrors_events_today():
+    assert json.loads(FIXTURE.read_text()) == make_fixture(), \
+        "regenerate: .venv/bin/python tools/make_tracker_fixtures.py"
+
+
+def test_fixture_rise_moves_onsets_but_no_announcement():
+    """With the same settings otherwise, a rise ratio must move some onsets earlier (or the fixture would not test
+    the rise) and leave every announcement and offset where it was."""
+    cases = {case["name"]: case["expected"] for case in make_fixture()["cases"]}
+    crossing, rising = cases["no_rise_ratio"], cases["rise_ratio_0.5"]
+    assert [(e["label"], e["offset"], e["detected_at"]) for e in rising] == \
+        [(e["label"], e["offset"], e["detected_at"]) for e in crossing]
+    assert all(r["onset"] <= c["onset"] for r, c in zip(rising, crossing))
+    assert sum(r["onset"] < c["onset"] for r, c in zip(rising, crossing)) >= 4
+
+
+def test_mirror_lookback_is_the_hosts():
+    swift = (ROOT / "Sources/HearAlertKit/Detection/EventTracker.swift").read_text()
+    match = re.search(r"static let riseLookback = ([0-9.]+)", swift)
+    assert match, "EventTracker.riseLookback not found in the Swift source"
+    assert float(match.group(1)) == RISE_LOOKBACK
