@@ -118,6 +118,24 @@ def test_decision_times_follow_the_host():
         assert end == pytest.approx((last * 256 + 512) / 16000)
 
 
+def test_start_padded_windows_repeat_the_first_frame_and_decide_early():
+    # Context start_padding P: the first window holds P copies of frame 0, then frames 0..T-P-1 (FORMAT.md).
+    from hearalert_train.data import _frames, pad_start
+
+    g = Geometry(frames=8, step=2, hop=256, n_fft=512, sample_rate=16000, start_padding=6)
+    feats = np.arange(20 * 3, dtype=np.float32).reshape(20, 3)
+    starts, centres, ends = g.decisions(len(feats))
+    assert list(starts) == list(range(0, 20 + 6 - 8 + 1, 2))
+    assert ends[0] == pytest.approx(((8 - 6 - 1) * 256 + 512) / 16000)  # after T-P = 2 real frames
+    assert centres[0] == pytest.approx(((0 - 6) * 256 + (8 - 6 - 1) * 256 + 512) / 2 / 16000)
+    padded = pad_start(feats, g)
+    first = padded[starts[0]:starts[0] + 8]
+    assert (first[:6] == feats[0]).all() and (first[6:] == feats[:2]).all()
+    # The sampler's windows before a clip's start are the same windows the host and predict() see.
+    for s in starts[:4]:
+        assert (_frames(feats, int(s) - 6, 8) == padded[s:s + 8]).all()
+
+
 def test_targets_are_coverage_of_the_window_end():
     events = [(1.0, 3.0, 0), (2.0, 2.1, 1)]
     assert list(window_targets(events, 0.9, 2, 0.5)) == [0.0, 0.0]
