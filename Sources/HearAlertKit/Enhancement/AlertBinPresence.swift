@@ -41,9 +41,15 @@ final class AlertBinPresence {
         let memory: Float = isFollowing ? smoothing : 0
         isFollowing = true
         func ratio(_ bin: Int) -> Float { power[bin] / max(noise[bin], NoisePowerTracker.smallestPower) }
+        // Each ratio once; the edge bins count themselves as their missing neighbour.
+        var below = ratio(0)
+        var current = below
         for bin in 0..<binCount {
-            let spread = 0.5 * ratio(bin) + 0.25 * ratio(max(bin - 1, 0)) + 0.25 * ratio(min(bin + 1, binCount - 1))
+            let above = bin + 1 < binCount ? ratio(bin + 1) : current
+            let spread = 0.5 * current + 0.25 * (below + above)
             smoothedRatio[bin] = memory * smoothedRatio[bin] + (1 - memory) * spread
+            below = current
+            current = above
         }
     }
 
