@@ -107,6 +107,30 @@ def alert_energy_retained_db(alert: np.ndarray, output: np.ndarray) -> float | N
     return 20 * np.log10(correlation / energy)
 
 
+def noise_reduction_in_noise_cells_db(noisy: np.ndarray, target: np.ndarray, output: np.ndarray,
+                                      inside: np.ndarray) -> float | None:
+    """How much the output lowers the noise while an alert sounds: 10·log10 of input over output power, summed
+    over the time-frequency cells (512-point Hann frames every 128 samples) inside `inside` where the noise
+    (noisy − target) is at least 10 dB above the target (alert plus speech), so that the output there is
+    almost only processed noise; None when no cell qualifies."""
+    size, hop = 512, 128
+    n = min(len(noisy), len(target), len(output))
+    if n < size:
+        return None
+    window = np.hanning(size)
+
+    def power(x: np.ndarray) -> np.ndarray:
+        frames = np.lib.stride_tricks.sliding_window_view(x[:n].astype(np.float64), size)[::hop] * window
+        return np.abs(np.fft.rfft(frames, axis=1)) ** 2
+
+    target_power, noise_power = power(target), power(noisy - target[:len(noisy)])
+    centres = np.arange(target_power.shape[0]) * hop + size // 2
+    cells = (target_power * 10 <= noise_power) & inside[centres][:, None]
+    if not cells.any():
+        return None
+    return float(10 * np.log10(power(noisy)[cells].sum() / max(power(output)[cells].sum(), 1e-30)))
+
+
 def align(estimate: np.ndarray, reference: np.ndarray, max_lag: int = 800) -> tuple[np.ndarray, int]:
     """Shift `estimate` by the lag (|lag| ≤ max_lag samples) that best correlates it with `reference`, so
     systems with an uncompensated delay are not penalised for it; returns the shifted signal and the lag."""
@@ -352,13 +376,15 @@ def read_annotations(corpus: Path) -> dict[str, list[tuple[float, float, str]]]:
 def score_alerts(corpus: Path, hearalert: str, modes: list[str], strength: float | None, limit: int | None,
                  speex: bool, workdir: Path) -> str:
     """Alert energy retained during annotated alerts (alerts/ component vs each system's output), for our
-    enhancer without and with the alert flag (--alert-intervals from annotations.tsv), and SpeexDSP."""
+    enhancer without and with the alert flag (--alert-intervals from annotations.tsv), and SpeexDSP; and the
+    noise reduction left in noise-only cells during the alerts (speech from clean/ when the corpus has it)."""
     events = read_annotations(corpus)
     names = sorted(name for name in events if (corpus / "alerts" / name).exists())[:limit]
     if not names:
         raise ValueError(f"{corpus}: no annotated file has an alerts/ component")
     speex_run = SpeexPreprocessor() if speex else None
     rows: dict = defaultdict(list)
+    reductions: dict = defaultdict(list)
     for name in names:
         source = corpus / "audio" / name
         alert, rate = sf.read(str(corpus / "alerts" / name), dtype="float64")
@@ -366,6 +392,8 @@ def score_alerts(corpus: Path, hearalert: str, modes: list[str], strength: float
         inside = np.zeros(len(alert), dtype=bool)
         for onset, offset, _ in events[name]:
             inside[int(onset * rate):int(np.ceil(offset * rate))] = True
+        wanted = alert + (sf.read(str(corpus / "clean" / name), dtype="float64")[0]
+                          if (corpus / "clean" / name).exists() else 0)
         outputs = {}
         for mode in modes:
             for flagged in (False, True):
@@ -383,14 +411,20 @@ def score_alerts(corpus: Path, hearalert: str, modes: list[str], strength: float
         for system, output in outputs.items():
             retained = alert_energy_retained_db(alert[inside], output[:len(alert)][inside])
             rows[system].append(-np.inf if retained is None else retained)
+            reduction = noise_reduction_in_noise_cells_db(noisy, wanted, output, inside)
+            if reduction is not None:
+                reductions[system].append(reduction)
     lines = [f"Alert energy retained during annotated alerts, {len(names)} files of {corpus}", "",
-             "| system | mean dB | median dB | worst file dB | files ≥ −1 dB |", "|---|---|---|---|---|"]
+             "| system | mean dB | median dB | worst file dB | files ≥ −1 dB | noise reduction during alerts dB |",
+             "|---|---|---|---|---|---|"]
     for system, values in rows.items():
         v = np.array(values)
         finite = v[np.isfinite(v)]
         mean = f"{np.mean(finite):.2f}" if len(finite) else "n/a"
+        cut = reductions[system]
+        reduction = f"{np.mean(cut):.2f} ({len(cut)} files)" if cut else "n/a"
         lines.append(f"| {system} | {mean} | {np.median(v):.2f} | {np.min(v):.2f} | "
-                     f"{int(np.sum(v >= -1))}/{len(v)} |")
+                     f"{int(np.sum(v >= -1))}/{len(v)} | {reduction} |")
     return "\n".join(lines) + "\n"
 
 

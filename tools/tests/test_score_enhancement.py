@@ -121,6 +121,22 @@ def test_scoring_runs_end_to_end_and_reports_each_condition(small_set, tmp_path)
         assert "ours low-latency" in table
 
 
+def test_noise_reduction_counts_only_noise_cells_inside_the_alerts():
+    rng = np.random.default_rng(5)
+    noise = rng.standard_normal(16000)
+    target = np.zeros(16000)
+    target[:8000] = 100 * np.sin(2 * np.pi * 1000 * np.arange(8000) / 16000)   # a loud tone in the first half
+    noisy = noise + target
+    inside = np.zeros(16000, dtype=bool)
+    inside[4000:12000] = True
+    # Halving the noise is 6.02 dB in every noise cell; the tone's cells are left out (counted, they would pull
+    # the figure to about 0 dB, the tone being kept whole), up to its window leakage ≥ 10 dB below the noise.
+    halved = 0.5 * noise + target
+    assert se.noise_reduction_in_noise_cells_db(noisy, target, halved, inside) == pytest.approx(6.0206, abs=0.02)
+    assert se.noise_reduction_in_noise_cells_db(noisy, target, noisy, inside) == pytest.approx(0, abs=1e-9)
+    assert se.noise_reduction_in_noise_cells_db(noisy, target, halved, np.zeros(16000, dtype=bool)) is None
+
+
 def test_alert_scoring_keeps_a_flagged_tone(tmp_path):
     hearalert = TOOLS.parent / ".build" / "debug" / "hearalert"
     if not hearalert.exists():

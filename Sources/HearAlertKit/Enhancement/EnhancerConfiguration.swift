@@ -23,15 +23,24 @@ public struct EnhancerConfiguration: Sendable, Equatable {
     /// linearly (floor in dB); the default 0.7 gives 1.25 (low latency) or 1.525 and −21 dB (see
     /// `SuppressionGainRule` for why the over-subtraction stays far below Berouti's 4.75).
     public var strength: Float
-    /// While an alert is active, bins whose noisy power exceeds the (frozen) noise estimate by this many dB are
-    /// taken to carry the alert and pass at unit gain.
+    /// While an alert is active, bins whose noisy power, averaged over about 0.1 s and three neighbouring bins,
+    /// exceeds the (frozen) noise estimate by this many dB are taken to carry the alert and pass at unit gain.
+    /// Low, because an average of noise alone stays close to its estimate while an alert stands above it.
     public var alertDominanceDB: Float
+    /// While an alert is active, no bin is attenuated by more than this many dB: parts of the alert that cannot
+    /// be told from the noise stay audible, at the price of a little more noise while the alert sounds.
+    public var alertSuppressionLimitDB: Float
 
-    /// The defaults are what `listen` plays: low latency, strength 0.7, alert bins 3 dB above the noise.
-    public init(mode: Mode = .lowLatency, strength: Float = 0.7, alertDominanceDB: Float = 3) {
+    /// The defaults are what `listen` plays: low latency, strength 0.7, and while an alert sounds, bins 1 dB
+    /// above the noise passed and the rest reduced by 6 dB at most (chosen on the alert corpus; see
+    /// `Enhancement/README.md`).
+    public init(
+        mode: Mode = .lowLatency, strength: Float = 0.7, alertDominanceDB: Float = 1, alertSuppressionLimitDB: Float = 6
+    ) {
         self.mode = mode
         self.strength = strength
         self.alertDominanceDB = alertDominanceDB
+        self.alertSuppressionLimitDB = alertSuppressionLimitDB
     }
 
     /// Checks the values a user can get wrong, once, before any audio flows.
@@ -41,6 +50,10 @@ public struct EnhancerConfiguration: Sendable, Equatable {
         }
         guard alertDominanceDB.isFinite, alertDominanceDB >= 0 else {
             throw .invalidConfiguration("alert dominance must be a non-negative number of dB, got \(alertDominanceDB)")
+        }
+        guard alertSuppressionLimitDB.isFinite, alertSuppressionLimitDB >= 0 else {
+            throw .invalidConfiguration(
+                "alert suppression limit must be a non-negative number of dB, got \(alertSuppressionLimitDB)")
         }
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 /// noise estimate (`NoisePowerTracker`, MCRA), one real gain per bin (`SuppressionGainRule`: Berouti's
 /// over-subtraction on the decision-directed SNR, with a floor), and the inverse transform. Phase is kept.
 ///
-/// While `setAlertActive(true)`, the noise tracker is frozen — so a long siren never becomes "noise" — and bins
-/// the alert dominates pass at unit gain. The detector calls it from the same processing thread.
+/// While `setAlertActive(true)`, the noise tracker is frozen — so a long siren never becomes "noise" — bins that
+/// carry the alert pass at unit gain, and the rest are attenuated by a few dB at most, so no part of the alert is
+/// silenced. The detector calls it from the same processing thread.
 ///
 /// Not `Sendable`: it lives on the processing thread. Nothing is allocated after init.
 public final class SpeechEnhancer {
@@ -48,7 +49,8 @@ public final class SpeechEnhancer {
         noiseTracker = NoisePowerTracker(binCount: binCount, hopSeconds: hopSeconds)
         gainRule = SuppressionGainRule(
             binCount: binCount, hopSeconds: hopSeconds, strength: configuration.strength,
-            alertDominanceDB: configuration.alertDominanceDB, tuning: .init(mode: configuration.mode))
+            alertDominanceDB: configuration.alertDominanceDB,
+            alertSuppressionLimitDB: configuration.alertSuppressionLimitDB, tuning: .init(mode: configuration.mode))
         power = .allocate(capacity: binCount)
         power.initialize(repeating: 0)
         gains = .allocate(capacity: binCount)

@@ -25,19 +25,25 @@ import Foundation
 /// an exact pass-through. Berouti's own maximum (4.75) is meant for subtracting from the raw periodogram; on
 /// the smoothed ξ it removes speech: on the tuning set it cost 0.05 STOI at 0 dB input SNR, so it is not offered.
 ///
-/// While an alert is active, a bin whose γ exceeds the alert-dominance threshold passes at unit gain: with the
-/// noise estimate frozen from before the alert, such a bin carries the alert (or speech over it).
+/// While an alert is active the noise estimate is frozen from before it, bins that carry the alert
+/// (`AlertBinPresence`: smoothed power above the estimate by the dominance threshold) pass at unit gain, and no
+/// other bin is attenuated by more than the alert suppression limit: parts of an alert too weak to be told
+/// from the noise are then reduced by a few dB, not silenced. The path without an alert is unchanged.
 final class SuppressionGainRule {
     let binCount: Int
     private let decisionDirectedFactor: Float   // a
     private let minimumPrioriSNR: Float         // ξmin
     private let maximumOverSubtraction: Float   // α at −5 dB SNR and below
     private let floorGain: Float                // Gmin
-    private let alertDominance: Float           // γ threshold while an alert is active
+    private let alertGainLimit: Float           // lowest gain while an alert is active
+    private let alertPresence: AlertBinPresence
     private let previousCleanPower: UnsafeMutableBufferPointer<Float>   // Â²(l−1)
     private var hasStarted = false
 
-    init(binCount: Int, hopSeconds: Double, strength: Float, alertDominanceDB: Float, tuning: Tuning) {
+    init(
+        binCount: Int, hopSeconds: Double, strength: Float, alertDominanceDB: Float, alertSuppressionLimitDB: Float,
+        tuning: Tuning
+    ) {
         precondition(binCount >= 1 && hopSeconds > 0)
         self.binCount = binCount
         decisionDirectedFactor = RecursiveSmoothing.factor(
@@ -45,7 +51,8 @@ final class SuppressionGainRule {
         minimumPrioriSNR = Self.power(decibels: -25)
         maximumOverSubtraction = 1 + (tuning.fullStrengthOverSubtraction - 1) * strength
         floorGain = Self.power(decibels: -30 * strength).squareRoot()
-        alertDominance = Self.power(decibels: alertDominanceDB)
+        alertGainLimit = Self.power(decibels: -alertSuppressionLimitDB).squareRoot()
+        alertPresence = AlertBinPresence(binCount: binCount, hopSeconds: hopSeconds, dominanceDB: alertDominanceDB)
         previousCleanPower = .allocate(capacity: binCount)
         reset()
     }
@@ -56,6 +63,7 @@ final class SuppressionGainRule {
     func reset() {
         previousCleanPower.update(repeating: 0)
         hasStarted = false
+        alertPresence.stop()
     }
 
     /// The over-subtraction factor for an SNR ξ (linear): its maximum at −5 dB and below, 1 at 20 dB and
@@ -81,6 +89,11 @@ final class SuppressionGainRule {
         // The first frame has no previous estimate: Ephraim & Malah start the recursion from γ − 1 alone.
         let memory: Float = hasStarted ? decisionDirectedFactor : 0
         hasStarted = true
+        if alertActive {
+            alertPresence.follow(power: power, noise: noise)
+        } else {
+            alertPresence.stop()
+        }
         for bin in 0..<binCount {
             let noisePower = max(noise[bin], NoisePowerTracker.smallestPower)
             let posterioriSNR = power[bin] / noisePower
@@ -88,7 +101,7 @@ final class SuppressionGainRule {
             let prioriSNR = max(
                 memory * previousCleanPower[bin] / noisePower + (1 - memory) * measured, minimumPrioriSNR)
             var gain = max(1 - overSubtraction(prioriSNR: prioriSNR) / (1 + prioriSNR), floorGain)
-            if alertActive && posterioriSNR >= alertDominance { gain = 1 }
+            if alertActive { gain = alertPresence.carriesAlert(bin) ? 1 : max(gain, alertGainLimit) }
             gains[bin] = gain
             let wiener = prioriSNR / (1 + prioriSNR)
             previousCleanPower[bin] = wiener * wiener * power[bin] + wiener * noisePower
