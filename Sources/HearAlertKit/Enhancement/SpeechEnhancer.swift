@@ -6,9 +6,10 @@ import Foundation
 /// noise estimate (`NoisePowerTracker`, MCRA), one real gain per bin (`SuppressionGainRule`: Berouti's
 /// over-subtraction on the decision-directed SNR, with a floor), and the inverse transform. Phase is kept.
 ///
-/// While `setAlertActive(true)`, the noise tracker is frozen — so a long siren never becomes "noise" — bins that
-/// carry the alert pass at unit gain, and the rest are attenuated by a few dB at most, so no part of the alert is
-/// silenced. The detector calls it from the same processing thread.
+/// While `setAlertActive(true)`, the noise estimate may follow the tracker down but never rises
+/// (`AlertNoiseEstimate`) — so a long siren never becomes "noise", yet noise that drops as the alert begins is
+/// followed — bins that carry the alert pass at unit gain, and the rest are attenuated by a few dB at most, so no
+/// part of the alert is silenced. The detector calls it from the same processing thread.
 ///
 /// Not `Sendable`: it lives on the processing thread. Nothing is allocated after init.
 public final class SpeechEnhancer {
