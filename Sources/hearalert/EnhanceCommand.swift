@@ -12,8 +12,8 @@ struct EnhanceCommand: ParsableCommand {
             continuously by MCRA, Berouti over-subtraction on the decision-directed SNR, a spectral floor) over \
             a file, hop by hop. The output has the input's rate and length and is aligned with it (the \
             enhancer's delay is removed), as 32-bit float WAV unless --pcm16. With --alert-intervals, alerts \
-            listed for this file are kept audible: the noise estimate is frozen, the bins the alert \
-            carries pass unchanged and no other bin loses more than 6 dB. Modes: low-latency (8 ms in all at any rate), higher-quality (32 ms).
+            listed for this file are kept audible: the noise estimate may fall but not rise, the bins the \
+            alert carries pass unchanged and no other bin loses more than 6 dB. Modes: low-latency (8 ms in all at any rate), higher-quality (32 ms).
 
             Example:
               hearalert enhance noisy.wav clean.wav --strength 0.8

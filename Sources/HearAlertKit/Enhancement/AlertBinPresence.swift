@@ -3,9 +3,9 @@ import Foundation
 /// While an alert is flagged, decides which frequency bins carry it, so that they pass at unit gain.
 ///
 /// A bin carries the alert where its noisy power, smoothed across the bin and its two neighbours
-/// (¼, ½, ¼) and over time (factor 0.9 at a 10 ms step, τ ≈ 95 ms), exceeds the noise estimate frozen at the
-/// alert's start by the dominance threshold. The single periodogram of one frame, which this replaced with a
-/// 3 dB threshold, scatters exponentially in noise: it let 40 % of the noise's energy through at unit gain
+/// (¼, ½, ¼) and over time (factor 0.9 at a 10 ms step, τ ≈ 95 ms), exceeds the noise estimate (which may fall
+/// during the alert but not rise, `AlertNoiseEstimate`) by the dominance threshold. The single periodogram of
+/// one frame, which this replaced with a 3 dB threshold, scatters exponentially in noise: it let 40 % of the noise's energy through at unit gain
 /// in random bins (musical noise), yet missed parts of alerts 1–3 dB above the noise (test_00036 of the alert
 /// corpus, a doorbell at −8.8 dB SNR, kept −2.7 dB of its energy). Averaged, noise stays within about 1 dB
 /// of its estimate while a steady alert component stands above it; the spread over three bins also keeps the
@@ -20,7 +20,7 @@ final class AlertBinPresence {
     private let smoothedRatio: UnsafeMutableBufferPointer<Float>
     private var isFollowing = false
 
-    /// `dominanceDB`: how far above the frozen noise estimate the smoothed power must be.
+    /// `dominanceDB`: how far above the noise estimate the smoothed power must be.
     init(binCount: Int, hopSeconds: Double, dominanceDB: Float) {
         precondition(binCount >= 1 && hopSeconds > 0)
         self.binCount = binCount
@@ -35,7 +35,7 @@ final class AlertBinPresence {
     /// Forgets the average: the next `follow` starts it again from its own frame.
     func stop() { isFollowing = false }
 
-    /// Folds this frame's periodogram `power`, relative to the frozen `noise`, into the average.
+    /// Folds this frame's periodogram `power`, relative to the alert's noise estimate `noise`, into the average.
     func follow(power: UnsafeBufferPointer<Float>, noise: UnsafeBufferPointer<Float>) {
         precondition(power.count == binCount && noise.count == binCount)
         let memory: Float = isFollowing ? smoothing : 0

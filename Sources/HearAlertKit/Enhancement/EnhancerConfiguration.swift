@@ -24,7 +24,8 @@ public struct EnhancerConfiguration: Sendable, Equatable {
     /// `SuppressionGainRule` for why the over-subtraction stays far below Berouti's 4.75).
     public var strength: Float
     /// While an alert is active, bins whose noisy power, averaged over about 0.1 s and three neighbouring bins,
-    /// exceeds the (frozen) noise estimate by this many dB are taken to carry the alert and pass at unit gain.
+    /// exceeds the noise estimate (which may fall but not rise during the alert) by this many dB are taken to
+    /// carry the alert and pass at unit gain.
     /// Low, because an average of noise alone stays close to its estimate while an alert stands above it.
     public var alertDominanceDB: Float
     /// While an alert is active, no bin is attenuated by more than this many dB: parts of the alert that cannot

@@ -54,7 +54,8 @@ final class NoisePowerTracker {
     private let noise: UnsafeMutableBufferPointer<Float>            // λ
     private var framesInWindow = 0
     private var framesSinceStart = 0       // n, counted up to startUpFrames
-    private var hasStarted = false
+    /// Whether a frame has seeded the estimate since the start (or `reset`); before that it is zero.
+    private(set) var hasStarted = false
 
     /// A floor for the estimate so that digital silence never leads to a division by zero downstream.
     static let smallestPower: Float = 1e-12
@@ -125,6 +126,14 @@ final class NoisePowerTracker {
             let noiseFactor = min(noiseSmoothing + (1 - noiseSmoothing) * speechPresence[decider], startFactor)
             noise[bin] = max(noiseFactor * noise[bin] + (1 - noiseFactor) * power[bin], Self.smallestPower)
         }
+    }
+
+    /// Lowers the estimate to `limit` wherever it is above it: after an alert, during which the tracker ran on
+    /// but its estimate was not used above the level before the alert (`AlertNoiseEstimate`), the alert must not
+    /// stay in the estimate either.
+    func lower(to limit: UnsafeBufferPointer<Float>) {
+        precondition(limit.count == binCount)
+        for bin in 0..<binCount { noise[bin] = min(noise[bin], limit[bin]) }
     }
 
     /// Steps 1–3: the smoothed power, its minimum and the speech-presence probability of every bin.

@@ -6,9 +6,10 @@ import Foundation
 /// noise estimate (`NoisePowerTracker`, MCRA), one real gain per bin (`SuppressionGainRule`: Berouti's
 /// over-subtraction on the decision-directed SNR, with a floor), and the inverse transform. Phase is kept.
 ///
-/// While `setAlertActive(true)`, the noise tracker is frozen — so a long siren never becomes "noise" — bins that
-/// carry the alert pass at unit gain, and the rest are attenuated by a few dB at most, so no part of the alert is
-/// silenced. The detector calls it from the same processing thread.
+/// While `setAlertActive(true)`, the noise estimate may follow the tracker down but never rises
+/// (`AlertNoiseEstimate`) — so a long siren never becomes "noise", yet noise that drops as the alert begins is
+/// followed — bins that carry the alert pass at unit gain, and the rest are attenuated by a few dB at most, so no
+/// part of the alert is silenced. The detector calls it from the same processing thread.
 ///
 /// Not `Sendable`: it lives on the processing thread. Nothing is allocated after init.
 public final class SpeechEnhancer {
@@ -20,6 +21,7 @@ public final class SpeechEnhancer {
     private let stft: StreamingSTFT
     private let noiseTracker: NoisePowerTracker
     private let gainRule: SuppressionGainRule
+    private let alertNoise: AlertNoiseEstimate
     private let power: UnsafeMutableBufferPointer<Float>
     private let gains: UnsafeMutableBufferPointer<Float>
     private var alertActive = false
@@ -51,6 +53,7 @@ public final class SpeechEnhancer {
             binCount: binCount, hopSeconds: hopSeconds, strength: configuration.strength,
             alertDominanceDB: configuration.alertDominanceDB,
             alertSuppressionLimitDB: configuration.alertSuppressionLimitDB, tuning: .init(mode: configuration.mode))
+        alertNoise = AlertNoiseEstimate(binCount: binCount)
         power = .allocate(capacity: binCount)
         power.initialize(repeating: 0)
         gains = .allocate(capacity: binCount)
@@ -83,10 +86,20 @@ public final class SpeechEnhancer {
             // Until the tracker has seen a whole frame its estimate is zero, and these hops pass unchanged.
             partialFramesLeft -= 1
         } else if !alertActive {
+            if alertNoise.isHolding {
+                noiseTracker.lower(to: alertNoise.noisePower)
+                alertNoise.release()
+            }
             noiseTracker.update(power: measured)
+        } else if noiseTracker.hasStarted {
+            // An alert before the tracker's first frame leaves it unstarted (zero: every bin passes).
+            if !alertNoise.isHolding { alertNoise.hold(from: noiseTracker.noisePower) }
+            noiseTracker.update(power: measured)
+            alertNoise.follow(noiseTracker.noisePower)
         }
         gainRule.computeGains(
-            power: measured, noise: noiseTracker.noisePower, alertActive: alertActive, into: gains)
+            power: measured, noise: alertNoise.isHolding ? alertNoise.noisePower : noiseTracker.noisePower,
+            alertActive: alertActive, into: gains)
         for bin in 0..<binCount {
             stft.real[bin] *= gains[bin]
             stft.imag[bin] *= gains[bin]
@@ -99,6 +112,7 @@ public final class SpeechEnhancer {
         stft.reset()
         noiseTracker.reset()
         gainRule.reset()
+        alertNoise.release()
         alertActive = false
         partialFramesLeft = partialFrames
     }

@@ -25,7 +25,8 @@ import Foundation
 /// an exact pass-through. Berouti's own maximum (4.75) is meant for subtracting from the raw periodogram; on
 /// the smoothed ξ it removes speech: on the tuning set it cost 0.05 STOI at 0 dB input SNR, so it is not offered.
 ///
-/// While an alert is active the noise estimate is frozen from before it, bins that carry the alert
+/// While an alert is active the noise estimate never rises above its level before the alert
+/// (`AlertNoiseEstimate`, chosen by the enhancer), bins that carry the alert
 /// (`AlertBinPresence`: smoothed power above the estimate by the dominance threshold) pass at unit gain, and no
 /// other bin is attenuated by more than the alert suppression limit: parts of an alert too weak to be told
 /// from the noise are then reduced by a few dB, not silenced. The path without an alert is unchanged.
