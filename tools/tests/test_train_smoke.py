@@ -184,3 +184,30 @@ def test_tracker_onset_lag_stamps_from_the_window_end():
     assert [(round(e.onset, 2), round(e.offset, 2), round(e.detected_at, 2)) for e in lagged] == [(0.2, 0.4, 0.5)]
     assert "onset_lag" not in TrackerSettings().as_metadata()
     assert TrackerSettings(onset_lag=0.25).as_metadata()["onset_lag"] == 0.25
+
+
+def test_tuning_keeps_to_the_latency_target_before_chasing_f1():
+    # Two alerts whose scores ramp up after their onsets, and a score blip on an alert-free file. Threshold 0.8
+    # finds both alerts and no blip (F1 1) but fires 0.45 s after each onset; 0.4 fires after 0.25 s and also
+    # takes the blip (macro F1 0.83). Latency over 300 ms may win only when nothing meets it: 0.4 must win.
+    from types import SimpleNamespace
+
+    from hearalert_train.evaluation import ClipPrediction, tune
+
+    ends = np.round(np.arange(0.05, 6.0, 0.05), 3)
+    ramp = lambda onset: np.where(ends <= onset + 2.0, 0.9 * np.clip((ends - onset) / 0.5, 0, 1), 0.0)  # noqa: E731
+    blip = np.where((ends >= 2.0) & (ends <= 2.5), 0.6, 0.0)
+    zero = np.zeros_like(ends)
+    events = {"f1.wav": [SimpleNamespace(label="a", onset=1.0, offset=3.0)],
+              "f2.wav": [SimpleNamespace(label="b", onset=2.0, offset=4.0)], "f3.wav": []}
+    corpus = SimpleNamespace(files=[SimpleNamespace(filename=n, duration=6.0) for n in events],
+                             events_of=lambda name: events[name])
+    scores = {"f1.wav": (ramp(1.0), zero), "f2.wav": (zero, ramp(2.0)), "f3.wav": (blip, zero)}
+    preds = [ClipPrediction(n, 6.0, np.stack(s, axis=1).astype(np.float32), ends - 0.5, ends)
+             for n, s in scores.items()]
+    thresholds, settings, summary = tune(corpus, preds, ["a", "b"], grid_thresholds=(0.4, 0.8),
+                                         grid_smoothing=(1,), grid_merge=(1.0,), grid_lag=(0.25, 0.45))
+    assert thresholds == [0.4, 0.4]
+    assert settings.onset_lag == 0.25
+    assert summary["median_latency"] == pytest.approx(0.25)
+    assert summary["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
