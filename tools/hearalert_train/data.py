@@ -124,9 +124,9 @@ def load_features(corpus: Corpus, labels: list[str], spec: dict, workers: int = 
 def pad_start(features: np.ndarray, geometry: Geometry) -> np.ndarray:
     """`features` [frames, bins] behind `geometry.start_padding` copies of its first frame, as the host fills
     its context at the start of a stream."""
-    if geometry.start_padding == 0 or len(features) == 0:
+    if len(features) == 0:
         return features
-    return np.concatenate([np.repeat(features[:1], geometry.start_padding, axis=0), features])
+    return _frames(features, -geometry.start_padding, len(features) + geometry.start_padding)
 
 
 def _frames(feature: np.ndarray, first: int, count: int) -> np.ndarray:

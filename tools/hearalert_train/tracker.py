@@ -5,10 +5,11 @@ Per label: moving average over the last `smoothing_frames` decisions (scores and
 the threshold, off below threshold·off_ratio); a rise is announced once it has lasted `min_duration`; after the
 score falls, the event ends if it does not return within `merge_gap`; after an event, its label may not start again
 until `cooldown` seconds after the offset. With `onset_rise_ratio` an onset is stamped where the score's run at
-or above ratio·threshold began (at most RISE_LOOKBACK s before the crossing, never inside a cooldown), which places
-onsets of slowly rising scores near the sound's start without delaying the announcement. Decision times are the centre of the model's input window, or, when
-`onset_lag` is set, the window's end minus `onset_lag` (for onsets and offsets alike, as the host does); an event's
-`detected_at` is the stream time when it was announced (the end of the window that confirmed it).
+or above ratio·threshold began (at most RISE_LOOKBACK s before the crossing, never inside a cooldown), which
+places onsets of slowly rising scores near the sound's start without delaying the announcement. Decision times
+are the centre of the model's input window, or, when `onset_lag` is set, the window's end minus `onset_lag` (for
+onsets and offsets alike, as the host does); an event's `detected_at` is the stream time when it was announced (the
+end of the window that confirmed it).
 """
 
 from __future__ import annotations
