@@ -106,6 +106,30 @@ def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None) -> 
     return event_f1(corpus, dets, LABELS)["macro_f1"]
 
 
+def _channels(text: str) -> list[int]:
+    """--channels: four positive integers, e.g. 16,24,48,128."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) != 4 or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected four positive integers like 16,24,48,128, got {text!r}")
+    return values
+
+
+def _rise_ratios(text: str) -> tuple[float | None, ...]:
+    """--rise-ratios: values in (0, 1] or "none", e.g. none,0.3,0.2."""
+    values = []
+    for v in text.split(","):
+        try:
+            values.append(None if v == "none" else float(v))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{v!r} is neither a number nor 'none'") from None
+        if values[-1] is not None and not 0 < values[-1] <= 1:
+            raise argparse.ArgumentTypeError(f"rise ratio {v} is not in (0, 1]")
+    return tuple(values)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--train", required=True, type=Path, action="append",
@@ -120,14 +144,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--start-padding", type=int, default=0,
                    help="at a stream's start, fill this many frames of the first window with copies of the first "
                         "frame, so the first decision comes sooner (context key start_padding; < --frames)")
-    p.add_argument("--channels", default="16,32,64,128",
+    p.add_argument("--channels", type=_channels, default=[16, 32, 64, 128],
                    help="output channels of the four convolution blocks")
     p.add_argument("--region", type=float, default=0.5,
                    help="targets: a label is on when its events cover the window's last REGION seconds")
     p.add_argument("--onset-lag", type=float,
                    help="stamp decisions at window end minus this (s) instead of the centre while early-stopping; "
                         "tuning then also tries lags around it (host tracker key onset_lag)")
-    p.add_argument("--rise-ratios", default="none,0.3,0.2",
+    p.add_argument("--rise-ratios", type=_rise_ratios, default=(None, 0.3, 0.2),
                    help="onset_rise_ratio values tuning tries (host tracker key: stamp an onset where the score "
                         "first rose to this fraction of the threshold; none: at the crossing)")
     p.add_argument("--per-label-thresholds", action="store_true",
@@ -145,7 +169,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--cache", type=Path, help="folder for cached training features (reused by later runs)")
     p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if not 0 <= args.start_padding < args.frames:
+        p.error(f"--start-padding must be in [0, --frames) = [0, {args.frames}), got {args.start_padding}")
+    return args
 
 
 def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
@@ -173,7 +200,7 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
 
-    model = build_model(args.frames, spec["n_mels"], len(LABELS), [int(c) for c in args.channels.split(",")])
+    model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
@@ -222,9 +249,8 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     else:
         lags = (None,) if args.onset_lag is None else tuple(
             round(args.onset_lag + d, 3) for d in (-0.05, 0.0, 0.05) if args.onset_lag + d >= 0)
-        rises = tuple(None if r == "none" else float(r) for r in args.rise_ratios.split(","))
         thresholds, settings, tuned = tune(val_corpus, val_preds, LABELS, grid_smoothing=(1, 2), grid_lag=lags,
-                                           grid_rise=rises, grid_off=(0.5, 0.3),
+                                           grid_rise=args.rise_ratios, grid_off=(0.5, 0.3),
                                            per_label=args.per_label_thresholds)
         print(f"tuned on val: thresholds {thresholds}, tracker {settings.as_metadata()}, {tuned}", flush=True)
 

@@ -211,3 +211,19 @@ def test_tuning_keeps_to_the_latency_target_before_chasing_f1():
     assert settings.onset_lag == 0.25
     assert summary["median_latency"] == pytest.approx(0.25)
     assert summary["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
+
+
+@pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
+                                 ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"]])
+def test_bad_options_fail_before_any_work(bad, capsys):
+    # A typo must not cost a training run: these were read only after training, or by export at the very end.
+    with pytest.raises(SystemExit) as stop:
+        train.parse_args(["--train", "t", "--val", "v", "--out", "o", *bad])
+    assert stop.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_list_options_parse_to_values():
+    args = train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--channels", "16,24,48,128",
+                                    "--rise-ratios", "none,0.3", "--frames", "96", "--start-padding", "90"])
+    assert args.channels == [16, 24, 48, 128] and args.rise_ratios == (None, 0.3) and args.start_padding == 90
