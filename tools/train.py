@@ -117,6 +117,17 @@ def _channels(text: str) -> list[int]:
     return values
 
 
+def _fraction(text: str) -> float:
+    """A share in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not in [0, 1)")
+    return value
+
+
 def _rise_ratios(text: str) -> tuple[float | None, ...]:
     """--rise-ratios: values in (0, 1] or "none", e.g. none,0.3,0.2."""
     values = []
@@ -157,6 +168,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--per-label-thresholds", action="store_true",
                    help="tune one threshold per label instead of one shared threshold (needs a large validation "
                         "split: per-label thresholds fitted 0.5 h of validation audio's noise)")
+    p.add_argument("--hard-negatives", type=_fraction, default=0.0,
+                   help="share of training windows taken from backgrounds holding a hard negative (music, whistling, "
+                        "chirps, clicks, TV speech; corpus extras 'negative'), alert left out (default 0)")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")
     p.add_argument("--steps", type=int, default=4000, help="maximum training steps")
     p.add_argument("--minutes", type=float, default=12.0, help="stop training after this wall time")
@@ -197,7 +211,8 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     feature_lib.load_spec(spec)  # validate before spending time on training
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
     geometry = Geometry.of(spec, args.frames, args.step, args.start_padding)
-    sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng)
+    sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng,
+                            hard_negative_fraction=args.hard_negatives)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
 
     model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
@@ -278,6 +293,7 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
 
     reports = {"params": n_params, "best_step": best[2], "thresholds": thresholds,
                "tracker": settings.as_metadata(), "frames": args.frames, "step": args.step, "region": args.region,
+               "hard_negatives": args.hard_negatives,
                "train_seconds": round(time.time() - t0, 1)}
     for name, corpus, preds in (("val", val_corpus, val_preds),) + (
             (("test", test_corpus, predict(model, test_corpus, spec, geometry)),) if test_corpus else ()):

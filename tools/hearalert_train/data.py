@@ -70,6 +70,7 @@ class ClipFeatures:
     alert: np.ndarray | None
     events: list[tuple[float, float, int]]
     alert_snr_db: float | None
+    negative: str | None = None  # kind of hard negative (music, whistling...) mixed into the background
 
 
 def _component_features(job: tuple[str, str, dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -117,7 +118,9 @@ def load_features(corpus: Corpus, labels: list[str], spec: dict, workers: int = 
     clips = []
     for name, (m, b, a) in zip(names, parts):
         events = [(e.onset, e.offset, labels.index(e.label)) for e in corpus.events_of(name) if e.label in labels]
-        clips.append(ClipFeatures(name, m, b, a, events, corpus.file_extras(name).get("alert_snr_db")))
+        extras = corpus.file_extras(name)
+        negative = (extras.get("negative") or {}).get("kind")
+        clips.append(ClipFeatures(name, m, b, a, events, extras.get("alert_snr_db"), negative))
     return clips
 
 
@@ -163,8 +166,12 @@ class WindowSampler:
     def __init__(self, clips: list[ClipFeatures], geometry: Geometry, spec: dict, n_labels: int, region: float,
                  rng: np.random.Generator, positive_fraction: float = 0.6, exact_fraction: float = 0.35,
                  mix_fraction: float = 0.25, background_fraction: float = 0.2,
-                 snr_range: tuple[float, float] = (-12.0, 15.0)):
+                 snr_range: tuple[float, float] = (-12.0, 15.0), hard_negative_fraction: float = 0.0):
         self.clips, self.geometry, self.n_labels, self.region, self.rng = clips, geometry, n_labels, region, rng
+        # Windows of a background holding a hard negative (music, whistling, chirps, clicks, TV speech), with the
+        # clip's alert left out: the sounds most false alarms come from, seen more often than the corpus mixes them.
+        self.hard_negatives = [i for i, clip in enumerate(clips) if clip.negative is not None]
+        self.hard_negative_fraction = hard_negative_fraction if self.hard_negatives else 0.0
         self.positive_fraction, self.exact_fraction = positive_fraction, exact_fraction
         self.mix_fraction, self.background_fraction, self.snr_range = mix_fraction, background_fraction, snr_range
         norm = spec["normalization"]
@@ -209,6 +216,8 @@ class WindowSampler:
 
     def _sample(self) -> tuple[np.ndarray, np.ndarray]:
         rng, t = self.rng, self.geometry.frames
+        if self.hard_negative_fraction and rng.random() < self.hard_negative_fraction:
+            return self._hard_negative()
         if self.present and rng.random() < self.positive_fraction:
             i, first = self._positive(int(rng.choice(self.present)))
         else:
@@ -235,12 +244,25 @@ class WindowSampler:
                 j, first2 = self._random()
                 power = power + self._power(_frames(self.clips[j].background, first2, t), rng.uniform(-10, 0))
             feature = self._feature(power * np.float32(10 ** (level / 10)))
+        return self._normalise(feature), target
+
+    def _hard_negative(self) -> tuple[np.ndarray, np.ndarray]:
+        rng, g = self.rng, self.geometry
+        i = self.hard_negatives[int(rng.integers(len(self.hard_negatives)))]
+        first = int(rng.integers(-g.start_padding, len(self.clips[i].background) - g.frames + 1))
+        feature = self._feature(self._power(_frames(self.clips[i].background, first, g.frames),
+                                            float(rng.uniform(-15, 10))))
+        return self._normalise(feature), np.zeros(self.n_labels, dtype=np.float32)
+
+    def _normalise(self, feature: np.ndarray) -> np.ndarray:
+        """Floor and per-band normalisation, then (sometimes) a SpecAugment frequency mask."""
+        rng = self.rng
         feature = (np.maximum(feature, self.floor) - self.mean) / self.std
         if rng.random() < 0.3:  # frequency masking (SpecAugment): no single band may decide
             width = int(rng.integers(1, 8))
             low = int(rng.integers(0, feature.shape[1] - width))
             feature[:, low:low + width] = 0.0
-        return feature, target
+        return feature
 
     def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         xs, ys = zip(*(self._sample() for _ in range(size)))

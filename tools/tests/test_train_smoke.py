@@ -136,6 +136,29 @@ def test_start_padded_windows_repeat_the_first_frame_and_decide_early():
         assert (_frames(feats, int(s) - 6, 8) == padded[s:s + 8]).all()
 
 
+def test_hard_negative_windows_come_from_negative_backgrounds_without_their_alert():
+    from hearalert_train.data import ClipFeatures, WindowSampler
+
+    g = Geometry(frames=8, step=2, hop=256, n_fft=512, sample_rate=16000, start_padding=0)
+    spec = {"normalization": {"mean": [0.0] * 16, "std": [1.0] * 16}, "log_base": 10.0, "log_multiplier": 10.0,
+            "log_floor": 1e-10}
+    loud, quiet = np.full((40, 16), 30.0, np.float32), np.full((40, 16), -20.0, np.float32)
+    clips = [ClipFeatures("alert.wav", loud, loud, loud, [(0.0, 1.0, 0)], 0.0, None),  # no negative
+             ClipFeatures("music.wav", loud, quiet, loud, [(0.0, 1.0, 1)], 0.0, "music")]
+    sampler = WindowSampler(clips, g, spec, 2, 0.2, np.random.default_rng(3), hard_negative_fraction=0.5)
+    windows, targets = sampler.batch(400)
+    hard = np.all(targets == 0, axis=1)
+    # Every alert-free target here is a hard negative (both clips carry an alert over their whole length), and
+    # each is the negative clip's background (-20 dB, level changed by -15..10 dB), never the alert (30 dB).
+    assert 0.4 < hard.mean() < 0.6
+    negatives = windows[hard]
+    assert negatives[negatives != 0].max() <= -20 + 10 + 1e-4  # 0 only where a SpecAugment mask was put
+    assert np.all(targets[~hard].max(axis=1) > 0)
+    # Off by default: the stream of random draws, so every earlier recipe, is unchanged.
+    plain = WindowSampler(clips, g, spec, 2, 0.2, np.random.default_rng(3))
+    assert plain.hard_negative_fraction == 0.0
+
+
 def test_targets_are_coverage_of_the_window_end():
     events = [(1.0, 3.0, 0), (2.0, 2.1, 1)]
     assert list(window_targets(events, 0.9, 2, 0.5)) == [0.0, 0.0]
@@ -214,7 +237,8 @@ def test_tuning_keeps_to_the_latency_target_before_chasing_f1():
 
 
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
-                                 ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"]])
+                                 ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
+                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"]])
 def test_bad_options_fail_before_any_work(bad, capsys):
     # A typo must not cost a training run: these were read only after training, or by export at the very end.
     with pytest.raises(SystemExit) as stop:
