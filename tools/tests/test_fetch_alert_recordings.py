@@ -22,9 +22,10 @@ from hearalert_corpus.sources import list_audio, split_of  # noqa: E402
 pytestmark = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
 
 PACKAGE, VERSION = "hearalert-fake-alerts", "1:0.1-1"  # an epoch, as oxygen-sounds and twinkle-common have
-FILES = {  # path inside the .deb -> label
+FILES = {  # path inside the .deb -> label; names chosen so that split_of puts them in train, test and val
     "usr/share/sounds/fake/beep beep.wav": "alarm_clock",  # a space, as lomiri's "Alarm clock.ogg" has
-    "usr/share/sounds/fake/ring.wav": "phone_ring",
+    "usr/share/sounds/fake/ring20.wav": "phone_ring",
+    "usr/share/sounds/fake/ring27.wav": "phone_ring",
 }
 
 
@@ -87,6 +88,7 @@ def test_extracts_listed_files_and_writes_sources_rows_with_make_corpus_splits(t
     assert lines[0] == "source\tversion\tpath_inside\tlicence\tused_for\tsplit"
     rows = [line.split("\t") for line in lines[1:]]
     assert len(rows) == len(FILES)
+    assert len({row[-1] for row in rows}) > 1, "the fixture's file names should fall in different splits"
     for source, version, inside, licence, used_for, split in rows:
         label = FILES[inside]
         assert (source, version, licence, used_for) == (PACKAGE, VERSION, "CC0-1.0", f"alert:{label}")
