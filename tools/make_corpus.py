@@ -125,6 +125,17 @@ def generate(out: Path, split: str, seed: int, files: int, settings: MixSettings
     return summarise(rows)
 
 
+def _share(text: str) -> float:
+    """A fraction in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not in [0, 1]")
+    return value
+
+
 def parse_splits(text: str) -> list[tuple[str, float]]:
     pairs = []
     for part in text.split(","):
@@ -148,10 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--speech-dir", help="folder of real speech recordings (split by a hash of the path)")
     p.add_argument("--noise-dir", help="folder of real noise recordings (split by a hash of the path)")
     p.add_argument("--alerts-dir", help="folder with one subfolder per label of real alert recordings")
+    p.add_argument("--real-alert-fraction", type=_share, default=0.5,
+                   help="share of a label's alerts taken from its recordings in --alerts-dir, when it has any "
+                        "(the rest synthesised; lower it when a label has only a few recordings)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel processes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
-    settings = MixSettings(clip_seconds=args.clip_seconds, alert_free_fraction=args.alert_free_fraction)
+    settings = MixSettings(clip_seconds=args.clip_seconds, alert_free_fraction=args.alert_free_fraction,
+                           real_alert_fraction=args.real_alert_fraction)
     plan = [(args.out / name, name, hours) for name, hours in args.splits] if args.splits else \
         [(args.out, args.split, args.hours)]
     for out, split, hours in plan:

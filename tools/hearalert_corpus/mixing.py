@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import soxr
 from scipy.signal import fftconvolve
 
 from . import LABELS
@@ -74,6 +75,10 @@ def merge_segments(segments: list[tuple[float, float]], gap: float = EVENT_GAP) 
 def _real_alert(label: str, paths: list[Path], rng: np.random.Generator, duration: float) -> Alert:
     path = paths[int(rng.integers(len(paths)))]
     x = load_audio(path)
+    # A few recordings per label are reused many times: play each a little faster or slower (pitch and cadence
+    # together, ±10 %, as another device of the same kind would sound) so no copy is exactly the recording.
+    speed = float(rng.uniform(0.9, 1.1))
+    x = soxr.resample(x, SR * speed, SR, quality="HQ").astype(np.float32)
     x = random_excerpt(x, min(len(x), samples(duration)), rng)
     x = x / (np.max(np.abs(x)) + 1e-9)
     return Alert(label, f"recorded:{path.name}", x.astype(np.float32), active_segments(x))
