@@ -236,9 +236,39 @@ def test_tuning_keeps_to_the_latency_target_before_chasing_f1():
     assert summary["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
 
 
+def test_tuning_weighs_false_alarms_on_alert_free_audio_when_asked():
+    # Alert "a" scores 0.9; of three "b" alerts two score only 0.6; an alert-free file has a 0.6 blip of "a".
+    # Threshold 0.4 finds every b (macro F1 (2/3 + 1)/2 = 0.83) but raises one false alarm in 6 s of alert-free
+    # audio (600 per hour); 0.8 finds one b (macro (1 + 1/2)/2 = 0.75) and no false alarm. F1 alone picks 0.4;
+    # at 0.001 F1 per false alarm per hour the blip costs 0.6, so 0.8.
+    from types import SimpleNamespace
+
+    from hearalert_train.evaluation import ClipPrediction, tune
+
+    ends = np.round(np.arange(0.05, 6.0, 0.05), 3)
+    step = lambda onset, peak: np.where(ends <= onset + 2.0, peak * np.clip((ends - onset) / 0.1, 0, 1), 0.0)  # noqa: E731
+    blip = np.where((ends >= 2.0) & (ends <= 2.5), 0.6, 0.0)
+    zero = np.zeros_like(ends)
+    a_at = lambda onset: [SimpleNamespace(label="a", onset=onset, offset=onset + 2.0)]  # noqa: E731
+    b_at = lambda onset: [SimpleNamespace(label="b", onset=onset, offset=onset + 2.0)]  # noqa: E731
+    events = {"f1.wav": a_at(1.0), "f2.wav": b_at(2.0), "f3.wav": [], "f4.wav": b_at(1.5), "f5.wav": b_at(3.0)}
+    corpus = SimpleNamespace(files=[SimpleNamespace(filename=n, duration=6.0) for n in events],
+                             events_of=lambda name: events[name])
+    scores = {"f1.wav": (step(1.0, 0.9), zero), "f2.wav": (zero, step(2.0, 0.6)), "f3.wav": (blip, zero),
+              "f4.wav": (zero, step(1.5, 0.6)), "f5.wav": (zero, step(3.0, 0.9))}
+    preds = [ClipPrediction(n, 6.0, np.stack(s, axis=1).astype(np.float32), ends - 0.5, ends)
+             for n, s in scores.items()]
+    grid = {"grid_thresholds": (0.4, 0.8), "grid_smoothing": (1,), "grid_merge": (1.0,), "grid_lag": (0.05,)}
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], **grid)
+    assert thresholds == [0.4, 0.4] and summary["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_weight=0.001, **grid)
+    assert thresholds == [0.8, 0.8] and summary["macro_f1"] == pytest.approx((1 + 1 / 2) / 2)
+    assert summary["false_alarms_per_hour"] == 0.0
+
+
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
-                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"]])
+                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"]])
 def test_bad_options_fail_before_any_work(bad, capsys):
     # A typo must not cost a training run: these were read only after training, or by export at the very end.
     with pytest.raises(SystemExit) as stop:
