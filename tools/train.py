@@ -15,10 +15,13 @@ each decision at `window end - onset_lag` (tracker key; tuned here around --onse
 filled with --start-padding copies of the first frame (context key start_padding), so the first decision comes
 after (frames - start_padding) frames rather than a whole window; training sees such windows too.
 
-Training: class-balanced windows, waveform augmentation (alert SNR, a second alert, another clip's background,
-gain with clipping), random spectral tilt, early stopping on validation event F1 (sed_eval, 200 ms collar,
-through a Python mirror of the host's event tracker), then per-label thresholds and tracker settings tuned on
-validation and stored in the file. A per-class report ends the run.
+Training: class-balanced windows, optionally a share of hard-negative windows (--hard-negatives: backgrounds
+holding music, whistling, chirps, clicks or TV speech, alert left out), augmentation in the Mel power domain
+(alert SNR, a second alert, another clip's background, level, band shift, frequency masking) and random
+spectral tilt, early stopping on validation event F1 (sed_eval, 200 ms collar, through a Python mirror of the
+host's event tracker); then the threshold and tracker settings are tuned on validation (median latency within
+0.3 s first, then macro onset F1 minus --fa-weight per false alarm per hour) and stored in the file. A
+per-class report ends the run.
 
 Example:
   .venv/bin/python tools/train.py --train /tmp/corpus/train --val /tmp/corpus/val --test /tmp/corpus/test \\
@@ -211,7 +214,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--patience", type=int, default=4, help="validation runs without improvement before stopping")
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, one-cycle)")
     p.add_argument("--threads", type=int, default=1,
-                   help="torch CPU threads (1: on a shared 2-core machine 2 threads ran 8x slower, spin-waiting)")
+                   help="torch CPU threads (default 1). Alone on a 2-core machine 2 threads train 1.6x faster; beside "
+                        "other busy jobs they spin-wait and ran 8x slower. Results depend on the count: keep it to "
+                        "reproduce a model")
     p.add_argument("--workers", type=int, default=2, help="processes computing the training features")
     p.add_argument("--cache", type=Path, help="folder for cached training features (reused by later runs)")
     p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings")
