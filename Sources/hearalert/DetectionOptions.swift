@@ -11,8 +11,9 @@ struct DetectionOptions: ParsableArguments {
     var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? BundledModel.resolve()
 
     @Option(name: .customLong("threshold"),
-            help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7 (repeatable); default: the model's.",
-                               valueName: "LABEL=P"))
+            help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7, or for every label, e.g. 0.9 "
+                               + "(repeatable; a label's own value wins). Higher: fewer false alarms, later and "
+                               + "fewer detections. Default: the model's.", valueName: "[LABEL=]P"))
     var thresholds: [String] = []
 
     // The numbers below parse `.unconditional`ly so that "-1" is read as a value and refused with a reason
@@ -53,7 +54,7 @@ struct DetectionOptions: ParsableArguments {
 
     /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
     func validate() throws {
-        _ = try labelThresholds()
+        _ = try parsedThresholds()
     }
 
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
@@ -61,23 +62,30 @@ struct DetectionOptions: ParsableArguments {
         // When no bundled model was found anywhere, say how to name one.
         let hint = model == BundledModel.relativePath ? "give one with --model FILE or $HEARALERT_MODEL" : nil
         let loaded = try ModelFileError.naming(model, hintWhenUnreadable: hint) { try AlertModel(path: model) }
-        let overrides = TrackerOverrides(thresholds: try labelThresholds(), smoothingFrames: smoothing,
+        let (every, byLabel) = try parsedThresholds()
+        let overrides = TrackerOverrides(everyThreshold: every, thresholds: byLabel, smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
                                          cooldown: cooldown, onsetLag: onsetLag,
                                          onsetRiseRatio: onsetRiseRatio)
         return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
     }
 
-    private func labelThresholds() throws -> [String: Float] {
-        var parsed: [String: Float] = [:]
+    /// `--threshold` values: the last bare `P` (every label) and the `LABEL=P` ones.
+    private func parsedThresholds() throws -> (every: Float?, byLabel: [String: Float]) {
+        var every: Float?
+        var byLabel: [String: Float] = [:]
         for item in thresholds {
-            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let value = Float(parts[1]) else {
-                throw ValidationError("--threshold wants LABEL=P, e.g. siren=0.7; got '\(item)'")
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            if parts.count == 1, let value = Float(item) {
+                every = value
+            } else if parts.count == 2, !parts[0].isEmpty, let value = Float(parts[1]) {
+                byLabel[parts[0]] = value
+            } else {
+                throw ValidationError("--threshold wants LABEL=P (e.g. siren=0.7) or P for every label (e.g. 0.9); "
+                                      + "got '\(item)'")
             }
-            parsed[parts[0]] = value
         }
-        return parsed
+        return (every, byLabel)
     }
 }
 

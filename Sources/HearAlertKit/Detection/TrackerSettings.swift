@@ -71,7 +71,8 @@ public struct TrackerSettings: Sendable, Equatable {
             onsetLag = metadata.onsetLag
             onsetRiseRatio = metadata.onsetRiseRatio
         }
-        var thresholds = thresholds
+        var thresholds = overrides.everyThreshold.map { [Float](repeating: $0, count: thresholds.count) }
+            ?? thresholds
         for (label, threshold) in overrides.thresholds {
             guard let index = labels.firstIndex(of: label) else {
                 throw .unknownLabel(label, known: labels)
@@ -156,6 +157,9 @@ public struct TrackerSettings: Sendable, Equatable {
 
 /// Values a person set on the command line; nil (or absent) means "keep the model's default".
 public struct TrackerOverrides: Sendable, Equatable {
+    /// One on-threshold for every label (`--threshold 0.9`): the simplest way to trade earlier warnings for
+    /// fewer false alarms. Per-label `thresholds` still win for the labels they name.
+    public var everyThreshold: Float?
     /// On-thresholds by label name (`--threshold siren=0.7`); labels not named keep the model's.
     public var thresholds: [String: Float]
     /// The other fields mirror `TrackerSettings`; see there for what each one trades.
@@ -174,10 +178,11 @@ public struct TrackerOverrides: Sendable, Equatable {
     public var onsetRiseRatio: Float?
 
     public init(
-        thresholds: [String: Float] = [:], smoothingFrames: Int? = nil, offRatio: Float? = nil,
-        minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil, onsetLag: Double? = nil,
-        onsetRiseRatio: Float? = nil
+        everyThreshold: Float? = nil, thresholds: [String: Float] = [:], smoothingFrames: Int? = nil,
+        offRatio: Float? = nil, minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil,
+        onsetLag: Double? = nil, onsetRiseRatio: Float? = nil
     ) {
+        self.everyThreshold = everyThreshold
         self.thresholds = thresholds
         self.smoothingFrames = smoothingFrames
         self.offRatio = offRatio

@@ -15,6 +15,20 @@ import Testing
         #expect(overridden.thresholds == [0.5, 0.9] && overridden.mergeGap == 0.3 && overridden.smoothingFrames == 5)
     }
 
+    @Test func oneThresholdForEveryLabelYieldsToALabelsOwn() throws {
+        let every = try TrackerSettings(labels: ["siren", "car_horn", "doorbell"], thresholds: [0.5, 0.6, 0.7],
+                                        trackerMetadata: nil, overrides: TrackerOverrides(everyThreshold: 0.9))
+        #expect(every.thresholds == [0.9, 0.9, 0.9])
+        let mixed = try TrackerSettings(
+            labels: ["siren", "car_horn", "doorbell"], thresholds: [0.5, 0.6, 0.7], trackerMetadata: nil,
+            overrides: TrackerOverrides(everyThreshold: 0.9, thresholds: ["car_horn": 0.4]))
+        #expect(mixed.thresholds == [0.9, 0.4, 0.9])
+        #expect(throws: TrackerSettingsError.self) {
+            try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: nil,
+                                overrides: TrackerOverrides(everyThreshold: 1.2))
+        }
+    }
+
     @Test func missingMetadataUsesTheDocumentedFallback() throws {
         let settings = try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: nil)
         #expect(settings.mergeGap == 1.0 && settings.smoothingFrames == TrackerSettings.fallback.smoothingFrames)
