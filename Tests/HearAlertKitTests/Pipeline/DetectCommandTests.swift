@@ -61,11 +61,14 @@ import Testing
     }
 
     @Test func aMalformedThresholdIsAUsageErrorOfDetect() throws {
-        let result = try Self.detect([Self.clip, "--threshold", "siren"])
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("--threshold wants LABEL=P, e.g. siren=0.7; got 'siren'"))
-        #expect(result.stderr.contains("Usage: hearalert detect "), "\(result.stderr)")
-        #expect(result.stdout.isEmpty)
+        for malformed in ["siren", "=0.5", "siren=high"] {
+            let result = try Self.detect([Self.clip, "--threshold", malformed])
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("--threshold wants LABEL=P (e.g. siren=0.7) or P for every label "
+                                           + "(e.g. 0.9); got '\(malformed)'"), "\(result.stderr)")
+            #expect(result.stderr.contains("Usage: hearalert detect "), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
     }
 
     @Test func aModelThatIsNotAModelIsNamedInTheError() throws {
