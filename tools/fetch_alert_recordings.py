@@ -236,6 +236,8 @@ def fetch(out: Path, manifest: Path, debs: Path | None, offline: bool, sources_t
         raise FetchError("--offline needs --debs DIR holding the manifest's .deb files")
     with tempfile.TemporaryDirectory(prefix="hearalert-debs-") as tmp:
         folder = debs if debs is not None else Path(tmp)
+        if not offline and not folder.exists():  # a first run: the downloads go there for the next one
+            folder.mkdir(parents=True)
         if not folder.is_dir():
             raise FetchError(f"--debs {folder}: not a folder")
         known = index_debs(folder)

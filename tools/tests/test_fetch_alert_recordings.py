@@ -137,3 +137,22 @@ def test_manifest_header_is_checked(tmp_path, deb, capsys):
 def test_shipped_manifest_is_well_formed():
     recordings = fetcher.read_manifest(fetcher.DEFAULT_MANIFEST)
     assert recordings and all(r.note for r in recordings)
+
+
+def test_a_new_debs_folder_is_made_and_filled_by_the_download(tmp_path, deb, monkeypatch, capsys):
+    # The README's first run names a --debs folder that does not exist yet; the downloads must land there.
+    debs, contents = deb
+    manifest = write_manifest(tmp_path / "m.tsv", contents)
+    fresh = tmp_path / "new" / "debs"
+    fetched = []
+
+    def fake_download(package: str, version: str, folder: Path) -> Path:  # apt-get download, without network
+        fetched.append((package, version, folder))
+        return Path(shutil.copy(next(debs.glob("*.deb")), folder))
+
+    monkeypatch.setattr(fetcher, "download", fake_download)
+    assert fetcher.main(["--out", str(tmp_path / "alerts"), "--manifest", str(manifest), "--debs", str(fresh)]) == 0
+    assert fetched == [(PACKAGE, VERSION, fresh)] and len(list(fresh.glob("*.deb"))) == 1
+    # Offline, a folder that is not there is an error, not an empty cache.
+    assert run(tmp_path, manifest, tmp_path / "missing") == 1
+    assert "not a folder" in capsys.readouterr().err
