@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from cli_types import number_in  # noqa: E402
 from hearalert_corpus import GENERATOR_VERSION, LABELS, SAMPLE_RATE, SPLITS  # noqa: E402
 from hearalert_corpus.mixing import MixSettings, Sources, make_clip  # noqa: E402
 from hearalert_corpus.rooms import random_room  # noqa: E402
@@ -125,17 +126,6 @@ def generate(out: Path, split: str, seed: int, files: int, settings: MixSettings
     return summarise(rows)
 
 
-def _share(text: str) -> float:
-    """A fraction in [0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text} is not in [0, 1]")
-    return value
-
-
 def parse_splits(text: str) -> list[tuple[str, float]]:
     pairs = []
     for part in text.split(","):
@@ -159,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--speech-dir", help="folder of real speech recordings (split by a hash of the path)")
     p.add_argument("--noise-dir", help="folder of real noise recordings (split by a hash of the path)")
     p.add_argument("--alerts-dir", help="folder with one subfolder per label of real alert recordings")
-    p.add_argument("--real-alert-fraction", type=_share, default=0.5,
+    p.add_argument("--real-alert-fraction", type=number_in(0.0, 1.0), default=0.5,
                    help="share of a label's alerts taken from its recordings in --alerts-dir, when it has any "
                         "(the rest synthesised; lower it when a label has only a few recordings)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel processes")

@@ -43,6 +43,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import export  # noqa: E402
+from cli_types import number_in  # noqa: E402
 import features as feature_lib  # noqa: E402
 from corpus_format import read_corpus  # noqa: E402
 from hearalert_train.data import Geometry, WindowSampler, load_features  # noqa: E402
@@ -140,19 +141,6 @@ def _channels(text: str) -> list[int]:
     return values
 
 
-def _number_in(low: float, high: float = float("inf"), high_open: bool = False):
-    """An argparse type: a number in [low, high], or [low, high) with `high_open`."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not (low <= value and (value < high if high_open else value <= high)):
-            raise argparse.ArgumentTypeError(f"{text} is not in [{low:g}, {high:g}{')' if high_open else ']'}")
-        return value
-    return parse
-
-
 def _rise_ratios(text: str) -> tuple[float | None, ...]:
     """--rise-ratios: values in (0, 1] or "none", e.g. none,0.3,0.2."""
     values = []
@@ -193,10 +181,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--per-label-thresholds", action="store_true",
                    help="tune one threshold per label instead of one shared threshold (needs a large validation "
                         "split: per-label thresholds fitted 0.5 h of validation audio's noise)")
-    p.add_argument("--fa-weight", type=_number_in(0.0), default=0.001,
+    p.add_argument("--fa-weight", type=number_in(0.0), default=0.001,
                    help="tuning: macro F1 given up per false alarm per hour on alert-free validation audio "
                         "(default 0.001: ten false alarms an hour cost one point of F1; 0 tunes for F1 alone)")
-    p.add_argument("--hard-negatives", type=_number_in(0.0, 1.0, high_open=True), default=0.0,
+    p.add_argument("--hard-negatives", type=number_in(0.0, 1.0, high_open=True), default=0.0,
                    help="share of training windows taken from backgrounds holding a hard negative (music, whistling, "
                         "chirps, clicks, TV speech; corpus extras 'negative'), alert left out (default 0)")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")

@@ -160,6 +160,9 @@ def _shift_bands(feature: np.ndarray, k: int, floor: np.floating) -> np.ndarray:
     return out
 
 
+LEVEL_CHANGE_DB = (-15.0, 10.0)  # overall level change of a training window: quiet and loud rooms, near and far
+
+
 class WindowSampler:
     """Class-balanced batches of augmented training windows (normalised features) with their targets."""
 
@@ -224,7 +227,7 @@ class WindowSampler:
             i, first = self._random()
         clip = self.clips[i]
         target = self._targets(i, first)
-        level = float(rng.uniform(-15, 10))  # overall level change, dB
+        level = float(rng.uniform(*LEVEL_CHANGE_DB))
         if clip.alert is None or rng.random() < self.exact_fraction:
             feature = self._feature(self._power(_frames(clip.mixture, first, t), level))
         else:
@@ -251,7 +254,7 @@ class WindowSampler:
         i = self.hard_negatives[int(rng.integers(len(self.hard_negatives)))]
         first = int(rng.integers(-g.start_padding, len(self.clips[i].background) - g.frames + 1))
         feature = self._feature(self._power(_frames(self.clips[i].background, first, g.frames),
-                                            float(rng.uniform(-15, 10))))
+                                            float(rng.uniform(*LEVEL_CHANGE_DB))))
         return self._normalise(feature), np.zeros(self.n_labels, dtype=np.float32)
 
     def _normalise(self, feature: np.ndarray) -> np.ndarray:
