@@ -66,8 +66,13 @@ def _json(metadata: dict, key: str):
         raise ModelError(f"metadata {key!r} is not valid JSON: {error}") from None
 
 
+def _is_int(value) -> bool:
+    """A JSON integer as json.loads gives it: 3 is an int, 3.0 a float, and true a bool (an int to Python)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _positive_int(value, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+    if not _is_int(value) or value < 1:
         raise ModelError(f"{what} must be a positive integer, got {value!r}")
     return value
 
@@ -75,7 +80,7 @@ def _positive_int(value, what: str) -> int:
 def _pair(layer: dict, key: str, default, minimum: int, index: int) -> tuple[int, int]:
     value = layer.get(key, default)
     if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in value)):
+            or not all(_is_int(v) and v >= minimum for v in value)):
         raise ModelError(f"layer {index} ({layer['op']}): {key} must be two integers >= {minimum}, got {value!r}")
     return value[0], value[1]
 
@@ -106,9 +111,9 @@ def parse(data: bytes) -> tuple[dict, dict[str, np.ndarray]]:
         if info.get("dtype") != "F32":
             raise ModelError(f"tensor {name!r}: dtype {info.get('dtype')!r} is not supported (only F32)")
         shape, offsets = info.get("shape"), info.get("data_offsets")
-        if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 1 for d in shape):
+        if not isinstance(shape, list) or not all(_is_int(d) and d >= 1 for d in shape):
             raise ModelError(f"tensor {name!r}: bad shape {shape!r}")
-        if (not isinstance(offsets, list) or len(offsets) != 2 or not all(isinstance(o, int) for o in offsets)
+        if (not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_int(o) for o in offsets)
                 or not 0 <= offsets[0] <= offsets[1] <= len(buffer)):
             raise ModelError(f"tensor {name!r}: data_offsets {offsets!r} outside the {len(buffer)}-byte data")
         count = int(np.prod(shape, dtype=object))
@@ -167,8 +172,7 @@ def validate(metadata: dict, tensors: dict) -> Model:
     frames = _positive_int(context.get("frames"), "context.frames")
     step = _positive_int(context.get("step"), "context.step")
     start_padding = context.get("start_padding", 0)
-    if (not isinstance(start_padding, int) or isinstance(start_padding, bool)
-            or not 0 <= start_padding < frames):
+    if not _is_int(start_padding) or not 0 <= start_padding < frames:
         raise ModelError(f"context.start_padding must be an integer in [0, {frames - 1}] (frames - 1), "
                          f"got {start_padding!r}")
     labels = _json(metadata, "labels")

@@ -32,15 +32,6 @@ static float read_f32_le(const unsigned char *p) {
     return value;
 }
 
-/* A JSON number that is an integer in [minimum, maximum] (exactly representable: maximum <= 2^53). */
-static int json_integer(const cJSON *item, double minimum, double maximum, int64_t *out) {
-    if (!cJSON_IsNumber(item)) return 0;
-    double v = item->valuedouble;
-    if (!isfinite(v) || v != floor(v) || v < minimum || v > maximum) return 0;
-    *out = (int64_t)v;
-    return 1;
-}
-
 static int compare_names(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -65,7 +56,8 @@ static alertnet_status check_unique_keys(const cJSON *object, const char *what, 
     return status;
 }
 
-static alertnet_status parse_tensor(cJSON *entry, size_t data_size, an_tensor *t, alertnet_error *error) {
+static alertnet_status parse_tensor(const an_json *header, cJSON *entry, size_t data_size, an_tensor *t,
+                                    alertnet_error *error) {
     const char *name = entry->string;
     if (!cJSON_IsObject(entry)) return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": not an object", name);
     for (const cJSON *field = entry->child; field; field = field->next) {
@@ -84,8 +76,11 @@ static alertnet_status parse_tensor(cJSON *entry, size_t data_size, an_tensor *t
     const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(entry, "data_offsets");
     int64_t begin, end;
     if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != 2 ||
-        !json_integer(offsets->child, 0, (double)data_size, &begin) ||
-        !json_integer(offsets->child->next, 0, (double)data_size, &end) || begin > end)
+        !an_json_integer(header, offsets->child, INT64_MIN, INT64_MAX, &begin) ||
+        !an_json_integer(header, offsets->child->next, INT64_MIN, INT64_MAX, &end))
+        return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": data_offsets must be an array of two "
+                       "integers [begin, end]", name);
+    if (begin < 0 || begin > end || (uint64_t)end > data_size)
         return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": data_offsets must be [begin, end] within "
                        "the %zu-byte data (truncated file?)", name, data_size);
 
@@ -99,9 +94,9 @@ static alertnet_status parse_tensor(cJSON *entry, size_t data_size, an_tensor *t
     t->rank = rank;
     int d = 0;
     for (const cJSON *dim = shape->child; dim; dim = dim->next, d++) {
-        if (!json_integer(dim, 1, 9007199254740992.0, &t->dims[d]))
-            return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": shape entry %d is not a positive "
-                           "integer", name, d);
+        if (!an_json_integer(header, dim, 1, INT64_MAX, &t->dims[d]))
+            return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": shape entry %d must be an integer >= 1",
+                           name, d);
         if ((uint64_t)t->dims[d] > available / count)
             return an_fail(error, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\": its shape needs more than the %lld "
                            "bytes its data_offsets cover", name, (long long)(end - begin));
@@ -176,17 +171,16 @@ static alertnet_status parse_header(an_container *c, const unsigned char *bytes,
     if (n == 0 || memchr(text, '\0', (size_t)n))
         return an_fail(error, ALERTNET_ERROR_FORMAT, "header is empty or contains a NUL byte");
     const char *end = NULL;
-    c->header = cJSON_ParseWithLengthOpts(text, (size_t)n, &end, 0);
-    if (!c->header) /* on failure cJSON points `end` at the error (its global error pointer is not used) */
-        return an_fail(error, ALERTNET_ERROR_FORMAT, "header is not valid JSON (near byte %lld)",
-                       end && end >= text && end <= text + n ? (long long)(end - text) : -1LL);
+    alertnet_status status = an_json_parse(&c->header, text, (size_t)n, &end, "header", error);
+    if (status != ALERTNET_OK) return status;
     for (const char *p = end; p < text + n; p++) {
         if (*p != ' ') return an_fail(error, ALERTNET_ERROR_FORMAT, "header has bytes after its JSON value "
                                       "(only space padding is allowed)");
     }
-    if (!cJSON_IsObject(c->header)) return an_fail(error, ALERTNET_ERROR_FORMAT, "header is not a JSON object");
+    if (!cJSON_IsObject(c->header.root))
+        return an_fail(error, ALERTNET_ERROR_FORMAT, "header is not a JSON object");
     *data_start = 8 + (size_t)n;
-    return check_unique_keys(c->header, "header", error);
+    return check_unique_keys(c->header.root, "header", error);
 }
 
 alertnet_status an_container_parse(const unsigned char *bytes, size_t size, an_container *c, alertnet_error *error) {
@@ -196,7 +190,7 @@ alertnet_status an_container_parse(const unsigned char *bytes, size_t size, an_c
     if (status != ALERTNET_OK) return status;
     size_t data_size = size - data_start;
 
-    c->metadata = cJSON_GetObjectItemCaseSensitive(c->header, "__metadata__");
+    c->metadata = cJSON_GetObjectItemCaseSensitive(c->header.root, "__metadata__");
     if (!cJSON_IsObject(c->metadata))
         return an_fail(error, ALERTNET_ERROR_FORMAT, "header has no __metadata__ object");
     for (const cJSON *item = c->metadata->child; item; item = item->next) {
@@ -206,12 +200,12 @@ alertnet_status an_container_parse(const unsigned char *bytes, size_t size, an_c
     status = check_unique_keys(c->metadata, "__metadata__", error);
     if (status != ALERTNET_OK) return status;
 
-    int entries = cJSON_GetArraySize(c->header);
+    int entries = cJSON_GetArraySize(c->header.root);
     c->tensors = calloc((size_t)entries, sizeof *c->tensors);
     if (!c->tensors) return an_fail(error, ALERTNET_ERROR_MEMORY, "out of memory for %d tensors", entries);
-    for (cJSON *entry = c->header->child; entry; entry = entry->next) {
+    for (cJSON *entry = c->header.root->child; entry; entry = entry->next) {
         if (entry == c->metadata) continue;
-        status = parse_tensor(entry, data_size, &c->tensors[c->tensor_count], error);
+        status = parse_tensor(&c->header, entry, data_size, &c->tensors[c->tensor_count], error);
         if (status != ALERTNET_OK) return status;
         c->tensor_count++;
     }
@@ -228,7 +222,7 @@ an_tensor *an_container_find(an_container *c, const char *name) {
 }
 
 void an_container_free(an_container *c) {
-    cJSON_Delete(c->header);
+    an_json_free(&c->header);
     free(c->tensors);
     free(c->values);
     memset(c, 0, sizeof *c);

@@ -32,6 +32,7 @@ static const op_spec OPS[] = {
 
 typedef struct {
     an_container *file;
+    const an_json *graph; /* the whole graph, whose integer literals pair_field asks about */
     const cJSON *json;
     int index;
     const char *op;
@@ -100,20 +101,18 @@ static alertnet_status pair_field(const layer_context *x, const char *key, int m
         *b = fallback[1];
         return ALERTNET_OK;
     }
-    int values[2], n = 0;
+    int64_t values[2];
+    int n = 0;
     if (cJSON_IsArray(item) && cJSON_GetArraySize(item) == 2) {
-        for (const cJSON *v = item->child; v; v = v->next) {
-            if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble) ||
-                v->valuedouble < minimum || v->valuedouble > MAX_GEOMETRY)
-                break;
-            values[n++] = (int)v->valuedouble;
-        }
+        for (const cJSON *v = item->child; v && an_json_integer(x->graph, v, minimum, MAX_GEOMETRY, &values[n]);
+             v = v->next)
+            n++;
     }
     if (n != 2)
         return an_fail(x->error, ALERTNET_ERROR_FORMAT, "layer %d (%s): field \"%s\" must be two integers in "
                        "[%d, %d]", x->index, x->op, key, minimum, MAX_GEOMETRY);
-    *a = values[0];
-    *b = values[1];
+    *a = (int)values[0];
+    *b = (int)values[1];
     return ALERTNET_OK;
 }
 
@@ -244,8 +243,8 @@ static alertnet_status check_fields(const layer_context *x, const op_spec *spec)
     return ALERTNET_OK;
 }
 
-alertnet_status an_graph_build_layer(an_container *file, const cJSON *json, int index, an_shape in, an_layer *l,
-                                     alertnet_error *error) {
+alertnet_status an_graph_build_layer(an_container *file, const an_json *graph, const cJSON *json, int index,
+                                     an_shape in, an_layer *l, alertnet_error *error) {
     memset(l, 0, sizeof *l);
     l->in = in;
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(json, "op");
@@ -256,7 +255,7 @@ alertnet_status an_graph_build_layer(an_container *file, const cJSON *json, int 
         if (strcmp(op->valuestring, OPS[i].name) == 0) spec = &OPS[i];
     }
     if (!spec) return an_fail(error, ALERTNET_ERROR_FORMAT, "layer %d: unknown op \"%.32s\"", index, op->valuestring);
-    const layer_context x = {file, json, index, spec->name, error};
+    const layer_context x = {file, graph, json, index, spec->name, error};
     alertnet_status s = check_fields(&x, spec);
     if (s != ALERTNET_OK) return s;
     l->op = spec->op;

@@ -9,6 +9,30 @@
 
 typedef struct cJSON cJSON;
 
+/* ---- JSON whose integer literals are known (json.c) ---- */
+
+/* A number item written as a JSON integer (no fraction, no exponent) and its exact value, saturated at the
+ * int64 limits. */
+typedef struct {
+    const cJSON *item;
+    int64_t value;
+} an_json_integer_literal;
+
+typedef struct {
+    cJSON *root;
+    an_json_integer_literal *integers; /* sorted by item address, for an_json_integer */
+    size_t integer_count;
+} an_json;
+
+/* Parses `length` bytes of `text` (cJSON, then the strict JSON number grammar); `end` (optional) receives where
+ * the value ended. On failure the message starts with `what` and `doc` owns nothing. */
+alertnet_status an_json_parse(an_json *doc, const char *text, size_t length, const char **end, const char *what,
+                              alertnet_error *error);
+/* 1 and the value in *out when `item` (may be NULL) was written as a JSON integer within [minimum, maximum],
+ * as json.loads gives a Python int; 0 for anything else (3.0, 3e0, "3", true, out of range). */
+int an_json_integer(const an_json *doc, const cJSON *item, int64_t minimum, int64_t maximum, int64_t *out);
+void an_json_free(an_json *doc);
+
 /* ---- the safetensors container (container.c) ---- */
 
 typedef struct {
@@ -22,7 +46,7 @@ typedef struct {
 } an_tensor;
 
 typedef struct {
-    cJSON *header;     /* the whole parsed JSON header */
+    an_json header;    /* the whole parsed JSON header */
     cJSON *metadata;   /* its __metadata__ object (owned by header) */
     an_tensor *tensors;
     int tensor_count;

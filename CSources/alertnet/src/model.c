@@ -14,7 +14,7 @@ enum { MAX_LABELS = 1024, MAX_INPUT_SIDE = 1 << 16 };
 
 struct alertnet_model {
     an_container file;  /* the parsed header (metadata strings) and every weight */
-    cJSON *labels;      /* parsed `labels` array; label strings point into it */
+    an_json labels;     /* parsed `labels` array; label strings point into it */
     float *thresholds;
     int label_count, frames, bins, step;
     int start_padding;  /* copies of a stream's first frame before it; 0 <= start_padding < frames */
@@ -35,74 +35,84 @@ static alertnet_status metadata_text(const alertnet_model *m, const char *key, c
     return ALERTNET_OK;
 }
 
-static alertnet_status metadata_json(const alertnet_model *m, const char *key, cJSON **out, alertnet_error *e) {
-    const char *text = "";
+/* The JSON text held by metadata `key`: nothing may follow the value (json.loads refuses trailing data). */
+static alertnet_status metadata_json(const alertnet_model *m, const char *key, an_json *out, alertnet_error *e) {
+    const char *text = "", *end = NULL;
     alertnet_status s = metadata_text(m, key, &text, e);
     if (s != ALERTNET_OK) return s;
-    *out = cJSON_Parse(text);
-    if (!*out) return an_fail(e, ALERTNET_ERROR_FORMAT, "metadata \"%s\" is not valid JSON", key);
+    char what[64];
+    snprintf(what, sizeof what, "metadata \"%.40s\"", key);
+    const size_t length = strlen(text);
+    if ((s = an_json_parse(out, text, length, &end, what, e)) != ALERTNET_OK) return s;
+    while (end < text + length && strchr(" \t\n\r", *end)) end++;
+    if (end < text + length) {
+        an_json_free(out);
+        return an_fail(e, ALERTNET_ERROR_FORMAT, "%s is not valid JSON (something follows its value)", what);
+    }
     return ALERTNET_OK;
 }
 
-static int integer_in(const cJSON *item, int minimum, int maximum, int *out) {
-    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble != floor(item->valuedouble) ||
-        item->valuedouble < minimum || item->valuedouble > maximum)
-        return 0;
-    *out = (int)item->valuedouble;
+/* A member written as a JSON integer in [minimum, maximum] (so 3.0 is refused, as the reference refuses it). */
+static int integer_in(const an_json *doc, const char *key, int minimum, int maximum, int *out) {
+    int64_t value;
+    if (!an_json_integer(doc, cJSON_GetObjectItemCaseSensitive(doc->root, key), minimum, maximum, &value)) return 0;
+    *out = (int)value;
     return 1;
 }
 
-static int positive_integer(const cJSON *item, int maximum, int *out) { return integer_in(item, 1, maximum, out); }
-
 static alertnet_status read_features(alertnet_model *m, alertnet_error *e) {
-    cJSON *features;
+    an_json features;
     alertnet_status s = metadata_json(m, "features", &features, e);
     if (s != ALERTNET_OK) return s;
-    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(features, "kind");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(features.root, "kind");
     int n = 0;
     if (cJSON_IsString(kind) && strcmp(kind->valuestring, "log_mel") == 0) {
-        if (!positive_integer(cJSON_GetObjectItemCaseSensitive(features, "n_mels"), MAX_INPUT_SIDE, &n))
+        if (!integer_in(&features, "n_mels", 1, MAX_INPUT_SIDE, &n))
             s = an_fail(e, ALERTNET_ERROR_FORMAT, "features: n_mels must be an integer in [1, %d]", MAX_INPUT_SIDE);
         m->bins = n;
     } else if (cJSON_IsString(kind) && strcmp(kind->valuestring, "log_power") == 0) {
-        if (!positive_integer(cJSON_GetObjectItemCaseSensitive(features, "n_fft"), 2 * MAX_INPUT_SIDE - 2, &n))
+        if (!integer_in(&features, "n_fft", 1, 2 * MAX_INPUT_SIDE - 2, &n))
             s = an_fail(e, ALERTNET_ERROR_FORMAT, "features: n_fft must be an integer in [1, %d]",
                         2 * MAX_INPUT_SIDE - 2);
         m->bins = n / 2 + 1;
     } else {
         s = an_fail(e, ALERTNET_ERROR_FORMAT, "features: kind must be \"log_mel\" or \"log_power\"");
     }
-    cJSON_Delete(features);
+    an_json_free(&features);
     return s;
 }
 
 /* {"frames": T, "step": S} with an optional "start_padding": P in [0, T - 1]; nothing else. */
 static alertnet_status read_context(alertnet_model *m, alertnet_error *e) {
-    cJSON *context;
+    an_json context;
     alertnet_status s = metadata_json(m, "context", &context, e);
     if (s != ALERTNET_OK) return s;
-    const cJSON *padding = cJSON_GetObjectItemCaseSensitive(context, "start_padding");
+    const cJSON *root = context.root;
+    const int padding = cJSON_GetObjectItemCaseSensitive(root, "start_padding") != NULL;
     m->start_padding = 0;
-    if (!cJSON_IsObject(context) || cJSON_GetArraySize(context) != (padding ? 3 : 2) ||
-        !positive_integer(cJSON_GetObjectItemCaseSensitive(context, "frames"), MAX_INPUT_SIDE, &m->frames) ||
-        !positive_integer(cJSON_GetObjectItemCaseSensitive(context, "step"), MAX_INPUT_SIDE, &m->step))
-        s = an_fail(e, ALERTNET_ERROR_FORMAT,
-                    "context must be {\"frames\": T, \"step\": S} with integers in [1, %d], and optionally "
-                    "\"start_padding\": P; no other key", MAX_INPUT_SIDE);
-    else if (padding && !integer_in(padding, 0, m->frames - 1, &m->start_padding))
+    if (!cJSON_IsObject(root) || cJSON_GetArraySize(root) != (padding ? 3 : 2) ||
+        !cJSON_GetObjectItemCaseSensitive(root, "frames") || !cJSON_GetObjectItemCaseSensitive(root, "step"))
+        s = an_fail(e, ALERTNET_ERROR_FORMAT, "context must be {\"frames\": T, \"step\": S}, and optionally "
+                    "\"start_padding\": P; no other key");
+    else if (!integer_in(&context, "frames", 1, MAX_INPUT_SIDE, &m->frames))
+        s = an_fail(e, ALERTNET_ERROR_FORMAT, "context: frames must be an integer in [1, %d]", MAX_INPUT_SIDE);
+    else if (!integer_in(&context, "step", 1, MAX_INPUT_SIDE, &m->step))
+        s = an_fail(e, ALERTNET_ERROR_FORMAT, "context: step must be an integer in [1, %d]", MAX_INPUT_SIDE);
+    else if (padding && !integer_in(&context, "start_padding", 0, m->frames - 1, &m->start_padding))
         s = an_fail(e, ALERTNET_ERROR_FORMAT, "context: start_padding must be an integer in [0, %d] (frames - 1)",
                     m->frames - 1);
-    cJSON_Delete(context);
+    an_json_free(&context);
     return s;
 }
 
 static alertnet_status read_labels(alertnet_model *m, alertnet_error *e) {
     alertnet_status s = metadata_json(m, "labels", &m->labels, e);
     if (s != ALERTNET_OK) return s;
-    int n = cJSON_GetArraySize(m->labels);
-    if (!cJSON_IsArray(m->labels) || n < 1 || n > MAX_LABELS)
+    const cJSON *labels = m->labels.root;
+    int n = cJSON_GetArraySize(labels);
+    if (!cJSON_IsArray(labels) || n < 1 || n > MAX_LABELS)
         return an_fail(e, ALERTNET_ERROR_FORMAT, "labels must be an array of 1 to %d strings", MAX_LABELS);
-    for (const cJSON *a = m->labels->child; a; a = a->next) {
+    for (const cJSON *a = labels->child; a; a = a->next) {
         if (!cJSON_IsString(a) || a->valuestring[0] == '\0')
             return an_fail(e, ALERTNET_ERROR_FORMAT, "labels must be non-empty strings");
         for (const cJSON *b = a->next; b; b = b->next) {
@@ -112,25 +122,25 @@ static alertnet_status read_labels(alertnet_model *m, alertnet_error *e) {
     }
     m->label_count = n;
 
-    cJSON *thresholds;
+    an_json thresholds;
     if ((s = metadata_json(m, "thresholds", &thresholds, e)) != ALERTNET_OK) return s;
     m->thresholds = malloc((size_t)n * sizeof *m->thresholds);
     if (!m->thresholds) {
         s = an_fail(e, ALERTNET_ERROR_MEMORY, "out of memory for thresholds");
-    } else if (!cJSON_IsArray(thresholds) || cJSON_GetArraySize(thresholds) != n) {
+    } else if (!cJSON_IsArray(thresholds.root) || cJSON_GetArraySize(thresholds.root) != n) {
         s = an_fail(e, ALERTNET_ERROR_FORMAT, "thresholds must be an array with one number per label (%d)", n);
     } else {
         int i = 0;
-        for (const cJSON *t = thresholds->child; t; t = t->next, i++) {
+        for (const cJSON *t = thresholds.root->child; t; t = t->next, i++) {
             if (!cJSON_IsNumber(t) || !(t->valuedouble > 0.0 && t->valuedouble < 1.0)) {
                 s = an_fail(e, ALERTNET_ERROR_FORMAT, "threshold %d (%.64s) must be a number in (0, 1)", i,
-                            cJSON_GetArrayItem(m->labels, i)->valuestring);
+                            cJSON_GetArrayItem(labels, i)->valuestring);
                 break;
             }
             m->thresholds[i] = (float)t->valuedouble;
         }
     }
-    cJSON_Delete(thresholds);
+    an_json_free(&thresholds);
     return s;
 }
 
@@ -153,28 +163,28 @@ static alertnet_status read_metadata(alertnet_model *m, alertnet_error *e) {
 /* ---- graph and workspace ---- */
 
 static alertnet_status read_graph(alertnet_model *m, alertnet_error *e) {
-    cJSON *graph;
+    an_json graph;
     alertnet_status s = metadata_json(m, "graph", &graph, e);
     if (s != ALERTNET_OK) return s;
-    int n = cJSON_GetArraySize(graph);
-    if (!cJSON_IsArray(graph) || n < 1) {
-        cJSON_Delete(graph);
+    int n = cJSON_GetArraySize(graph.root);
+    if (!cJSON_IsArray(graph.root) || n < 1) {
+        an_json_free(&graph);
         return an_fail(e, ALERTNET_ERROR_FORMAT, "graph must be a non-empty array of layers");
     }
     m->layers = calloc((size_t)n, sizeof *m->layers);
     if (!m->layers) {
-        cJSON_Delete(graph);
+        an_json_free(&graph);
         return an_fail(e, ALERTNET_ERROR_MEMORY, "out of memory for %d layers", n);
     }
     an_shape shape = {3, 1, m->frames, m->bins};
-    for (const cJSON *layer = graph->child; layer; layer = layer->next) {
+    for (const cJSON *layer = graph.root->child; layer; layer = layer->next) {
         an_layer *l = &m->layers[m->layer_count++]; /* counted first so a failed layer's scale is freed */
-        if ((s = an_graph_build_layer(&m->file, layer, m->layer_count - 1, shape, l, e)) != ALERTNET_OK) break;
+        if ((s = an_graph_build_layer(&m->file, &graph, layer, m->layer_count - 1, shape, l, e)) != ALERTNET_OK) break;
         shape = l->out;
         m->parameters += l->parameters;
         m->mflops += l->mflops;
     }
-    cJSON_Delete(graph);
+    an_json_free(&graph);
     if (s != ALERTNET_OK) return s;
 
     an_op last = m->layers[n - 1].op;
@@ -269,7 +279,7 @@ void alertnet_free(alertnet_model *m) {
     free(m->layers);
     free(m->workspace);
     free(m->thresholds);
-    cJSON_Delete(m->labels);
+    an_json_free(&m->labels);
     an_container_free(&m->file);
     free(m);
 }
@@ -330,7 +340,7 @@ int alertnet_output_count(const alertnet_model *m) { return m ? m->label_count :
 
 const char *alertnet_label(const alertnet_model *m, int i) {
     if (!m || i < 0 || i >= m->label_count) return NULL;
-    return cJSON_GetArrayItem(m->labels, i)->valuestring;
+    return cJSON_GetArrayItem(m->labels.root, i)->valuestring;
 }
 
 float alertnet_threshold(const alertnet_model *m, int i) {

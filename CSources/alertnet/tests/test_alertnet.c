@@ -58,6 +58,32 @@ static void set_header_length(unsigned char *bytes, uint64_t n) {
     for (int i = 0; i < 8; i++) bytes[i] = (unsigned char)(n >> (8 * i));
 }
 
+/* The file with the first `from` in its JSON header replaced by `to` (header re-padded), or NULL. */
+static unsigned char *replace_in_header(const unsigned char *bytes, size_t size, const char *from, const char *to,
+                                        size_t *new_size) {
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) n = n << 8 | bytes[i];
+    char *text = calloc(1, (size_t)n + 1);
+    memcpy(text, bytes + 8, (size_t)n);
+    char *at = strstr(text, from);
+    if (!at) {
+        free(text);
+        return NULL;
+    }
+    const size_t head = (size_t)(at - text), length = (size_t)n - strlen(from) + strlen(to);
+    const size_t padded = (length + 7) / 8 * 8, data = size - 8 - (size_t)n;
+    unsigned char *out = malloc(8 + padded + data);
+    set_header_length(out, padded);
+    memcpy(out + 8, text, head);
+    memcpy(out + 8 + head, to, strlen(to));
+    memcpy(out + 8 + head + strlen(to), at + strlen(from), (size_t)n - head - strlen(from));
+    memset(out + 8 + length, ' ', padded - length);
+    memcpy(out + 8 + padded, bytes + 8 + n, data);
+    free(text);
+    *new_size = 8 + padded + data;
+    return out;
+}
+
 static void test_container_errors(void) {
     size_t size;
     model_builder *b = small_model();
@@ -207,10 +233,21 @@ static void test_graph_errors(void) {
     expect_builder_failure(b, "tensor \"nothing\" is not in the file", "missing tensor");
 }
 
+/* A metadata value that makes the small model fail to load, and what the message must say. */
+typedef struct {
+    const char *key, *value, *needle;
+} metadata_case;
+
+static void expect_metadata_failures(const metadata_case *cases, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        model_builder *b = small_model();
+        builder_metadata(b, cases[i].key, cases[i].value);
+        expect_builder_failure(b, cases[i].needle, cases[i].value ? cases[i].value : cases[i].needle);
+    }
+}
+
 static void test_metadata_errors(void) {
-    static const struct {
-        const char *key, *value, *needle;
-    } cases[] = {
+    static const metadata_case cases[] = {
         {"format", "gguf", "metadata format is \"gguf\", expected \"alertnet\""},
         {"format", NULL, "metadata key \"format\" is missing"},
         {"format_version", "2", "format_version \"2\" is not supported"},
@@ -220,7 +257,7 @@ static void test_metadata_errors(void) {
         {"labels", "{", "metadata \"labels\" is not valid JSON"},
         {"thresholds", "[0.5,1.0,0.5]", "threshold 1 (l1) must be a number in (0, 1)"},
         {"context", "{\"frames\":6}", "context must be {\"frames\": T, \"step\": S}"},
-        {"context", "{\"frames\":6.5,\"step\":1}", "context must be"},
+        {"context", "{\"frames\":6.5,\"step\":1}", "context: frames must be an integer in [1, 65536]"},
         {"context", "{\"frames\":6,\"step\":4,\"start_padding\":6}", "start_padding must be an integer in [0, 5]"},
         {"context", "{\"frames\":6,\"step\":4,\"start_padding\":-1}", "start_padding must be an integer in [0, 5]"},
         {"context", "{\"frames\":6,\"step\":4,\"start_padding\":1.5}", "start_padding must be an integer"},
@@ -232,11 +269,7 @@ static void test_metadata_errors(void) {
         {"features", "{\"kind\":\"log_mel\",\"n_mels\":0}", "n_mels must be an integer"},
         {"graph", "[]", "graph must be a non-empty array"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        model_builder *b = small_model();
-        builder_metadata(b, cases[i].key, cases[i].value);
-        expect_builder_failure(b, cases[i].needle, cases[i].needle);
-    }
+    expect_metadata_failures(cases, sizeof cases / sizeof cases[0]);
     /* a log_power spec changes the input width: n_fft 8 gives 5 bins, the small model's width */
     model_builder *b = small_model();
     builder_metadata(b, "features", "{\"kind\":\"log_power\",\"n_fft\":8}");
@@ -250,6 +283,91 @@ static void test_metadata_errors(void) {
     builder_free(b);
 }
 
+/* Sizes, steps, offsets and geometry must be JSON integers, as json.loads gives tools/alertnet_ref.py a Python int:
+ * 6.0, 6e0 and true are refused although cJSON stores 6.0 and 6 alike; 06 and 4. are no JSON numbers at all. */
+static void test_integers_as_written(void) {
+    static const metadata_case metadata[] = {
+        {"context", "{\"frames\":6.0,\"step\":4}", "context: frames must be an integer in [1, 65536]"},
+        {"context", "{\"frames\":6,\"step\":4e0}", "context: step must be an integer in [1, 65536]"},
+        {"context", "{\"frames\":6,\"step\":true}", "context: step must be an integer in [1, 65536]"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":3.0}", "start_padding must be an integer in [0, 5]"},
+        {"context", "{\"frames\":6,\"step\":4,\"start_padding\":0E5}", "start_padding must be an integer in [0, 5]"},
+        {"context", "{\"frames\":6,\"step\":04}", "metadata \"context\" is not valid JSON (near byte 19: not a JSON"},
+        {"context", "{\"frames\":6,\"step\":4.}", "metadata \"context\" is not valid JSON (near byte 19: not a JSON"},
+        {"context", "{\"frames\":6,\"step\":4} 5", "metadata \"context\" is not valid JSON (something follows"},
+        {"features", "{\"kind\":\"log_mel\",\"n_mels\":5.0}", "features: n_mels must be an integer in [1, 65536]"},
+        {"features", "{\"kind\":\"log_power\",\"n_fft\":8.0}", "features: n_fft must be an integer in [1, 131070]"},
+    };
+    expect_metadata_failures(metadata, sizeof metadata / sizeof metadata[0]);
+
+    /* the small model's graph (plus a 1x1 max pool) as text, so its numbers keep the spelling given here; the
+     * first spelling, export.py's, loads */
+    static const char *const strides[][2] = {
+        {"[1,1]", NULL},
+        {"[1.0,1]", "layer 0 (conv2d): field \"stride\" must be two integers in [1, 65536]"},
+        {"[1,1e0]", "layer 0 (conv2d): field \"stride\" must be two integers in [1, 65536]"},
+    };
+    for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "[{\"op\":\"conv2d\",\"weight\":\"c.weight\",\"bias\":\"c.bias\",\"stride\":%s,"
+                 "\"padding\":[1,1]},{\"op\":\"relu\"},{\"op\":\"maxpool2d\",\"kernel\":[1,1],\"padding\":[0,0]},"
+                 "{\"op\":\"global_avgpool\"},{\"op\":\"dense\",\"weight\":\"d.weight\",\"bias\":\"d.bias\"},"
+                 "{\"op\":\"sigmoid\"}]", strides[i][0]);
+        model_builder *b = small_model();
+        builder_metadata(b, "graph", text);
+        if (strides[i][1]) {
+            expect_builder_failure(b, strides[i][1], strides[i][0]);
+            continue;
+        }
+        size_t size;
+        unsigned char *bytes = builder_bytes(b, &size);
+        builder_free(b);
+        alertnet_model *m = NULL;
+        alertnet_error error;
+        CHECK(alertnet_load_memory(bytes, size, &m, &error) == ALERTNET_OK, "graph as written: %s", error.message);
+        alertnet_free(m);
+        free(bytes);
+    }
+    model_builder *b = small_model();
+    builder_metadata(b, "graph", "[{\"op\":\"maxpool2d\",\"kernel\":[2,2.0]}]");
+    expect_builder_failure(b, "layer 0 (maxpool2d): field \"kernel\" must be two integers", "kernel [2,2.0]");
+    b = small_model();
+    builder_metadata(b, "graph", "[{\"op\":\"avgpool2d\",\"kernel\":[2,2],\"padding\":[0,-0.0]}]");
+    expect_builder_failure(b, "layer 0 (avgpool2d): field \"padding\" must be two integers", "padding [0,-0.0]");
+
+    /* the container's own numbers, edited in the header text the builder wrote (d.bias is the only [3]); the
+     * last two edits keep the numbers integers and load */
+    static const char *const header[][3] = {
+        {"\"shape\":[3]", "\"shape\":[3.0]", "tensor \"d.bias\": shape entry 0 must be an integer >= 1"},
+        {"\"shape\":[3]", "\"shape\":[true]", "tensor \"d.bias\": shape entry 0 must be an integer >= 1"},
+        {"\"shape\":[3]", "\"shape\":[03]", "header is not valid JSON (near byte"},
+        {"\"data_offsets\":[0,", "\"data_offsets\":[0.0,", "tensor \"c.weight\": data_offsets must be an array of two "
+                                                            "integers"},
+        {"\"data_offsets\":[0,", "\"data_offsets\":[-0,", NULL},
+        {"\"shape\":[3]", "\"shape\": [3]", NULL},
+    };
+    for (size_t i = 0; i < sizeof header / sizeof header[0]; i++) {
+        b = small_model();
+        size_t size;
+        unsigned char *bytes = builder_bytes(b, &size);
+        builder_free(b);
+        unsigned char *edited = replace_in_header(bytes, size, header[i][0], header[i][1], &size);
+        free(bytes);
+        CHECK(edited != NULL, "%s is not in the header", header[i][0]);
+        if (!edited) continue;
+        if (header[i][2]) {
+            expect_failure(edited, size, ALERTNET_ERROR_FORMAT, header[i][2], header[i][1]);
+        } else {
+            alertnet_model *m = NULL;
+            alertnet_error error;
+            CHECK(alertnet_load_memory(edited, size, &m, &error) == ALERTNET_OK, "%s: %s", header[i][1],
+                  error.message);
+            alertnet_free(m);
+        }
+        free(edited);
+    }
+}
+
 /* start_padding: absent means 0; every value in [0, T - 1] loads and reads back. */
 static void test_start_padding(void) {
     static const struct {
@@ -260,7 +378,6 @@ static void test_start_padding(void) {
         {"{\"frames\":6,\"step\":4,\"start_padding\":0}", 0},
         {"{\"start_padding\":2,\"frames\":6,\"step\":4}", 2},
         {"{\"frames\":6,\"step\":4,\"start_padding\":5}", 5},
-        {"{\"frames\":6,\"step\":4,\"start_padding\":3.0}", 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         model_builder *b = small_model();
@@ -620,6 +737,7 @@ int main(int argc, char **argv) {
     test_graph_errors();
     test_metadata_errors();
     test_start_padding();
+    test_integers_as_written();
     test_queries();
     test_conv_against_direct();
     test_dense_against_direct();
