@@ -45,6 +45,10 @@ public final class SPSCRingBuffer: @unchecked Sendable {
         capacity - (writeIndex.load(ordering: .relaxed) - readIndex.load(ordering: .acquiring))
     }
 
+    /// Producer only: samples written since the ring was made, i.e. the position the next written sample will
+    /// have in the stream the consumer reads (a producer can mark where something new begins).
+    public var samplesWritten: Int { writeIndex.load(ordering: .relaxed) }
+
     /// Producer only: copies as many of `samples` as fit and returns that count (short when the ring is full).
     @discardableResult
     public func write(_ samples: UnsafeBufferPointer<Float>) -> Int {

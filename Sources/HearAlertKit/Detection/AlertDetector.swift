@@ -15,7 +15,13 @@
 /// whole window, and announces it that much sooner (smoothing and minimum duration still apply). Such a window
 /// begins before the stream (`first` < 0), so its centre may be negative; the tracker stamps nothing before 0 s.
 /// The schedule and times are the research side's (tools/hearalert_train `decisions`, `pad_start`).
+///
+/// Restarts (`restartStream`): where the audio stops being continuous (the capture device was lost and reopened),
+/// the detector closes what is sounding and starts over as at the start of a stream, on the same clock.
 public final class AlertDetector {
+    /// Receives each decision (see `DetectorDecision`) on the thread that calls `process`; it must not block.
+    public typealias DecisionObserver = (DetectorDecision) -> Void
+
     /// The model whose features, context and labels this detector follows.
     public let model: AlertModel
     /// The event state so far (which alerts are announced); read-only from outside.
@@ -33,17 +39,17 @@ public final class AlertDetector {
     /// a frame's place in the padded stream (real frame f at f + startPadding).
     private let window: UnsafeMutableBufferPointer<Float>
     private let scores: UnsafeMutableBufferPointer<Float>
+    private let observer: DecisionObserver?
+    /// Frames since the stream (re)started; frame 0 is the one padded with copies of itself.
     private var framesSeen = 0
     private var samplesSeen = 0
-    /// Decisions made so far and the times of the latest (its scores are `latestScores`): lets tests hold the
-    /// decision schedule to the research mirror without a hook on the real-time path.
-    private(set) var decisionCount = 0
-    private(set) var latestDecisionTime = 0.0
-    private(set) var latestStreamTime = 0.0
-    var latestScores: UnsafeBufferPointer<Float> { UnsafeBufferPointer(scores) }
+    /// The sample (counted from the very start) where the current stream began: 0, or the last restart.
+    private var streamStartSample = 0
 
     /// Throws when `settings` were made for other labels than the model's, or its feature spec cannot be computed.
-    public init(model: AlertModel, settings: TrackerSettings) throws {
+    /// `observer`, when given, sees every decision as it is made (a score trace, tests); without one the real-time
+    /// path does no extra work.
+    public init(model: AlertModel, settings: TrackerSettings, observer: DecisionObserver? = nil) throws {
         guard settings.labels == model.labels else {
             throw TrackerSettingsError.invalid("the settings' labels \(settings.labels) are not the model's \(model.labels)")
         }
@@ -55,6 +61,7 @@ public final class AlertDetector {
                     + "the window that fires")
         }
         self.model = model
+        self.observer = observer
         tracker = EventTracker(settings: settings)
         features = try FeatureExtractor(spec: spec)
         binCount = spec.binCount
@@ -104,6 +111,23 @@ public final class AlertDetector {
         tracker.finish(streamTime: streamTime, emit: emit)
     }
 
+    /// Starts a new stream at the current stream time, because the audio that follows does not continue the audio
+    /// before (the capture device was lost and reopened): a window spanning the gap would judge a sound that never
+    /// existed, and an alert sounding at the loss would never end.
+    ///
+    /// So: open events end now, as `finish` ends them; the features, the window and the tracker's smoothing,
+    /// cooldowns and rises are forgotten; the next frame is padded again (`startPadding`), so an alarm still
+    /// sounding after the gap is judged as soon as after any start, and nothing is stamped before this moment.
+    /// The clock keeps running (stream time counts the audio consumed), so all messages share one timeline.
+    /// Allocates nothing: it runs on the real-time processing thread.
+    public func restartStream(emit: (AlertMessage) -> Void) {
+        tracker.finish(streamTime: streamTime, emit: emit)
+        tracker.restart(at: streamTime)
+        features.reset()
+        framesSeen = 0
+        streamStartSample = samplesSeen
+    }
+
     private func accept(_ frame: UnsafeBufferPointer<Float>, emit: (AlertMessage) -> Void) throws {
         let frameIndex = framesSeen
         framesSeen += 1
@@ -119,11 +143,11 @@ public final class AlertDetector {
         let input = UnsafeBufferPointer(start: window.baseAddress! + oldest * binCount, count: contextFrames * binCount)
         try model.predict(input, into: scores)
         let first = frameIndex - contextFrames + 1  // negative while the window still holds padding copies
-        let decisionTime = (Double((first + frameIndex) * hopLength + frameLength) / 2) / sampleRate
-        let readyTime = Double(frameIndex * hopLength + frameLength) / sampleRate
-        decisionCount += 1
-        latestDecisionTime = decisionTime
-        latestStreamTime = readyTime
+        let origin = streamStartSample
+        let decisionTime = (Double(2 * origin + (first + frameIndex) * hopLength + frameLength) / 2) / sampleRate
+        let readyTime = Double(origin + frameIndex * hopLength + frameLength) / sampleRate
+        observer?(DetectorDecision(decisionTime: decisionTime, streamTime: readyTime,
+                                   scores: UnsafeBufferPointer(scores)))
         tracker.update(scores: UnsafeBufferPointer(scores), decisionTime: decisionTime, streamTime: readyTime,
                        emit: emit)
     }

@@ -23,9 +23,9 @@
 /// used for everything — onsets, offsets, minimum duration, merge gap, cooldown — rather than shifting onsets
 /// alone: event lengths and the gaps compared with `mergeGap` stay measured between like points, and a model
 /// that fires early after an onset also stops firing early after an offset (the same few frames of sound
-/// decide both edges), so the same correction fits both. Times are clamped at 0: a start-padded model's first
-/// windows (`AlertModel.startPadding`) reach before the stream, and a lag may exceed the audio so far, but no
-/// onset or offset is reported before the stream began.
+/// decide both edges), so the same correction fits both. Times are clamped at the stream's start (0, or the time
+/// of the last `restart`): a start-padded model's first windows (`AlertModel.startPadding`) reach before the
+/// stream, and a lag may exceed the audio so far, but no onset or offset is reported before the stream began.
 ///
 /// Allocation-free after `init`: it runs on the real-time processing thread.
 public struct EventTracker {
@@ -51,6 +51,8 @@ public struct EventTracker {
     private var historyTimes: [Double]
     private var nextSlot = 0
     private var filledSlots = 0
+    /// No decision is stamped before this stream time: 0, or the last `restart`.
+    private var streamStart = 0.0
 
     /// A tracker with every label idle and no history; settings are already validated.
     public init(settings: TrackerSettings) {
@@ -104,7 +106,7 @@ public struct EventTracker {
         precondition(scores.count == labelCount, "expected \(labelCount) scores, got \(scores.count)")
         let slot = nextSlot
         for label in 0..<labelCount { history[slot * labelCount + label] = scores[label] }
-        historyTimes[slot] = max(0, settings.onsetLag.map { streamTime - $0 } ?? decisionTime)
+        historyTimes[slot] = max(streamStart, settings.onsetLag.map { streamTime - $0 } ?? decisionTime)
         nextSlot = (slot + 1) % settings.smoothingFrames
         filledSlots = min(filledSlots + 1, settings.smoothingFrames)
 
@@ -116,6 +118,20 @@ public struct EventTracker {
             for used in 0..<filledSlots { sum += history[used * labelCount + label] }
             step(label: label, score: sum / Float(filledSlots), time: time, streamTime: streamTime, emit: emit)
         }
+    }
+
+    /// Forgets every event, rise, cooldown and smoothed decision, as a new tracker would, for a stream that starts
+    /// again at `time` (see `AlertDetector.restartStream`; `finish` first, or open events vanish unannounced).
+    /// Nothing is stamped before `time` afterwards. Allocation-free: it overwrites the arrays in place.
+    public mutating func restart(at time: Double) {
+        for label in phases.indices {
+            phases[label] = .idle
+            cooldownUntil[label] = -.infinity
+            riseStart[label] = nil
+        }
+        nextSlot = 0
+        filledSlots = 0
+        streamStart = time
     }
 
     /// Closes every event still open (end of file, or the listener was stopped): announced events end at

@@ -11,6 +11,8 @@ final class AudioDeviceThread: Sendable {
     let ring: SPSCRingBuffer
     /// Capture: signalled after each period is queued. Playback: waited on for the next period.
     let ringSignal = DispatchSemaphore(value: 0)
+    /// Capture: where in the ring each reopened device's audio begins (a new stream for the detector).
+    let restarts = CaptureRestarts()
 
     private let device: String
     private let direction: ALSAPCM.Direction
@@ -65,6 +67,10 @@ final class AudioDeviceThread: Sendable {
                     if firstOpen.withLock({ $0 == nil }) {
                         firstOpen.withLock { $0 = .success(stream.device) }
                         opened.signal()
+                    } else if direction == .capture {
+                        // Published before any of the new audio is queued, so processing never misses where
+                        // the audio after the loss begins.
+                        restarts.deviceReopened(atSample: ring.samplesWritten)
                     }
                     pcm = stream
                     countedXruns = 0

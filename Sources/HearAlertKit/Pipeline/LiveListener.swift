@@ -104,7 +104,9 @@ public final class LiveListener: Sendable {
     }
 
     /// The processing loop. It reports nothing itself: capture counts the audio it had to drop when this loop
-    /// fell behind, and the reporter thread says so.
+    /// fell behind, and the reporter thread says so. Where a lost capture device's audio resumes, the detector
+    /// restarts its stream (`CaptureStreamFollower`): alerts sounding at the loss end there, and the audio after
+    /// it is judged on its own, with the model's start padding, as when listening starts.
     private func process(detector: AlertDetector, capture: AudioDeviceThread, feed: HeadphoneFeed?,
                          dispatcher: AlertDispatcher, periodFrames: Int) throws {
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
@@ -113,6 +115,7 @@ public final class LiveListener: Sendable {
         let sampleRate = Double(detector.expectedSampleRate)
         let sampleLimit = configuration.maxDuration.map { Int(($0 * sampleRate).rounded()) } ?? .max
         var samplesTaken = 0
+        var follower = CaptureStreamFollower(restarts: capture.restarts)
         while !isStopRequested && samplesTaken < sampleLimit {
             let wanted = min(periodFrames, sampleLimit - samplesTaken)
             let count = capture.ring.read(into: UnsafeMutableBufferPointer(rebasing: block[0..<wanted]))
@@ -121,7 +124,7 @@ public final class LiveListener: Sendable {
                 continue
             }
             let samples = UnsafeBufferPointer(rebasing: block[0..<count])
-            try detector.process(samples) { dispatcher.post($0) }
+            try follower.deliver(samples, to: detector) { dispatcher.post($0) }
             samplesTaken += count
             feed?.play(samples, alertSounding: detector.isAlertPossible)
         }

@@ -32,26 +32,24 @@ import Testing
     static let fixture = try! JSONDecoder().decode(
         Fixture.self, from: Data(contentsOf: folder.appendingPathComponent("parity.json")))
 
-    /// Every decision the detector makes on `samples`, fed one hop at a time (at most one decision per hop, so
-    /// each shows up as one step of `decisionCount`), and the events it ends.
+    typealias Decision = (decisionTime: Double, streamTime: Double, scores: [Float])
+
+    /// Every decision a detector for `model` makes on `samples`, seen through its decision observer, and the
+    /// events it ends. The audio goes in one hop at a time, as live audio arrives.
     static func run(
-        _ detector: AlertDetector, _ samples: [Float], hop: Int
-    ) throws -> (decisions: [(decisionTime: Double, streamTime: Double, scores: [Float])], events: [AlertEvent]) {
-        var decisions: [(decisionTime: Double, streamTime: Double, scores: [Float])] = []
+        _ model: AlertModel, _ settings: TrackerSettings, _ samples: [Float]
+    ) throws -> (decisions: [Decision], events: [AlertEvent]) {
+        var decisions: [Decision] = []
+        let detector = try AlertDetector(model: model, settings: settings) { decision in
+            decisions.append((decision.decisionTime, decision.streamTime, Array(decision.scores)))
+        }
         var events: [AlertEvent] = []
         let collect: (AlertMessage) -> Void = { if case .ended(let event) = $0 { events.append(event) } }
+        let hop = model.featureSpec.hopLength
         try samples.withUnsafeBufferPointer { all in
-            var start = 0
-            while start < all.count {
-                let before = detector.decisionCount
-                let end = min(all.count, start + hop)
-                try detector.process(UnsafeBufferPointer(rebasing: all[start..<end]), emit: collect)
-                precondition(detector.decisionCount - before <= 1, "two decisions within one hop")
-                if detector.decisionCount > before {
-                    decisions.append((detector.latestDecisionTime, detector.latestStreamTime,
-                                      Array(detector.latestScores)))
-                }
-                start = end
+            for start in stride(from: 0, to: all.count, by: hop) {
+                try detector.process(UnsafeBufferPointer(rebasing: all[start..<min(all.count, start + hop)]),
+                                     emit: collect)
             }
         }
         detector.finish(emit: collect)
@@ -63,10 +61,9 @@ import Testing
         let want = Self.fixture.cases[caseIndex]
         let name = "\(want.clip) / \(want.model)"
         let model = try AlertModel(path: Self.folder.appendingPathComponent(want.model).path)
-        let detector = try AlertDetector(model: model, settings: try TrackerSettings(model: model))
         let samples = try AudioFile.readAll(path: Self.folder.appendingPathComponent(want.clip).path,
-                                            sampleRate: detector.expectedSampleRate)
-        let found = try Self.run(detector, samples, hop: model.featureSpec.hopLength)
+                                            sampleRate: model.featureSpec.sampleRate)
+        let found = try Self.run(model, try TrackerSettings(model: model), samples)
 
         #expect(found.decisions.count == want.scores.count, "\(name): decision count")
         var worst: Float = 0
@@ -81,9 +78,9 @@ import Testing
 
         Self.expect(found.events, want.events, name)
 
-        let rising = try AlertDetector(model: model, settings: try TrackerSettings(
-            model: model, overrides: TrackerOverrides(onsetRiseRatio: Self.fixture.rise_ratio)))
-        Self.expect(try Self.run(rising, samples, hop: model.featureSpec.hopLength).events, want.events_rise,
+        let rising = try TrackerSettings(model: model,
+                                         overrides: TrackerOverrides(onsetRiseRatio: Self.fixture.rise_ratio))
+        Self.expect(try Self.run(model, rising, samples).events, want.events_rise,
                     "\(name) with onset_rise_ratio \(Self.fixture.rise_ratio)")
     }
 

@@ -14,9 +14,8 @@ import Testing
 
     /// The first three decisions on the alarm-at-start clip, fed one hop at a time.
     static func firstDecisions(_ model: AlertModel) throws -> [(decisionTime: Double, streamTime: Double)] {
-        let detector = try AlertDetector(model: model, settings: try TrackerSettings(model: model))
-        let samples = try AudioFile.readAll(path: alarmAtStart, sampleRate: detector.expectedSampleRate)
-        let found = try DetectorParityTests.run(detector, samples, hop: model.featureSpec.hopLength)
+        let samples = try AudioFile.readAll(path: alarmAtStart, sampleRate: model.featureSpec.sampleRate)
+        let found = try DetectorParityTests.run(model, try TrackerSettings(model: model), samples)
         return found.decisions.prefix(3).map { ($0.decisionTime, $0.streamTime) }
     }
 

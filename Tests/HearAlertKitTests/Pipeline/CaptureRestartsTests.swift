@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import HearAlertKit
+
+/// The plumbing from a reopened capture device to `AlertDetector.restartStream`: the processing loop's follower
+/// must restart the detector at exactly the ring sample the capture side published, whatever the block size,
+/// once per reopening, and never without one. (The capture side's one call, in `AudioDeviceThread` right after a
+/// reopening, is not driven here: ALSA's test devices cannot deliver audio, fail, and deliver again.)
+@Suite struct CaptureRestartsTests {
+    typealias Run = (decisions: [DetectorParityTests.Decision], messages: [AlertMessage])
+
+    static func model() throws -> AlertModel { try StartPaddingTests.model("tone_model_padded.safetensors") }
+    /// Siren sounding at the reopening (2.5 s), then a clip that begins mid-siren.
+    static let audio = Array(try! DetectorRestartTests.clip("alerts_clip.wav")[0..<40_000])
+        + (try! DetectorRestartTests.clip("alarm_at_start.wav"))
+
+    /// Feeds `audio` in blocks of `block` samples through a follower; `publish` is called with the restarts
+    /// object and the ring position of the next block, before the block is read (as the capture thread would
+    /// publish while the loop runs).
+    static func follow(block: Int, publish: (CaptureRestarts, Int) -> Void) throws -> Run {
+        var decisions: [DetectorParityTests.Decision] = []
+        let model = try Self.model()
+        let detector = try AlertDetector(model: model, settings: try TrackerSettings(model: model)) {
+            decisions.append(($0.decisionTime, $0.streamTime, Array($0.scores)))
+        }
+        let restarts = CaptureRestarts()
+        var follower = CaptureStreamFollower(restarts: restarts)
+        var messages: [AlertMessage] = []
+        try audio.withUnsafeBufferPointer { all in
+            for start in stride(from: 0, to: all.count, by: block) {
+                publish(restarts, start)
+                try follower.deliver(UnsafeBufferPointer(rebasing: all[start..<min(all.count, start + block)]),
+                                     to: detector) { messages.append($0) }
+            }
+        }
+        detector.finish { messages.append($0) }
+        return (decisions, messages)
+    }
+
+    /// What the detector does when told directly: the audio up to `sample`, a restart, the rest.
+    static func restartedAt(_ sample: Int) throws -> Run {
+        let run = try DetectorRestartTests.runWithRestart(try Self.model(), before: Array(audio[..<sample]),
+                                                          after: Array(audio[sample...]))
+        return (run.decisions, run.before + run.atRestart + run.after)
+    }
+
+    static func expectSame(_ found: Run, _ want: Run, _ name: String) {
+        #expect(found.messages == want.messages, "\(name): messages")
+        #expect(found.decisions.count == want.decisions.count, "\(name): decision count")
+        for (got, expected) in zip(found.decisions, want.decisions) {
+            #expect(got.streamTime == expected.streamTime && got.decisionTime == expected.decisionTime
+                    && got.scores == expected.scores, "\(name): decision at \(got.streamTime)")
+        }
+    }
+
+    /// Periods of 37 samples (no divisor of anything) and of 32 (the default 2 ms at 16 kHz); the device comes
+    /// back at ring sample 40 000 (mid-block for 37), published while the loop is still a few blocks behind.
+    @Test(arguments: [37, 32])
+    func theDetectorRestartsAtThePublishedSample(block: Int) throws {
+        let found = try Self.follow(block: block) { restarts, next in
+            if next <= 40_000 && next + 4 * block > 40_000 { restarts.deviceReopened(atSample: 40_000) }
+        }
+        let want = try Self.restartedAt(40_000)
+        Self.expectSame(found, want, "block \(block)")
+        #expect(found.messages.filter { $0.typeName == "alert_end" && $0.label == "siren" }.first?.streamTime == 2.5)
+    }
+
+    /// Published exactly at a block's end: the restart comes before the next block, not within this one.
+    @Test func aStartAtABlockBoundaryRestartsBeforeTheNextBlock() throws {
+        let found = try Self.follow(block: 400) { restarts, next in
+            if next == 39_600 { restarts.deviceReopened(atSample: 40_000) }
+        }
+        Self.expectSame(found, try Self.restartedAt(40_000), "boundary")
+    }
+
+    /// Without a reopening, or with one before any audio (ring position 0, where listening starts anyway), the
+    /// audio is one stream; a start published again later is acted on once.
+    @Test func noReopeningNoRestartAndEachReopeningOnce() throws {
+        var plain: [AlertMessage] = []
+        let model = try Self.model()
+        let detector = try AlertDetector(model: model, settings: try TrackerSettings(model: model))
+        try Self.audio.withUnsafeBufferPointer { try detector.process($0) { plain.append($0) } }
+        detector.finish { plain.append($0) }
+
+        #expect(try Self.follow(block: 32) { _, _ in }.messages == plain)
+        #expect(try Self.follow(block: 32) { restarts, _ in restarts.deviceReopened(atSample: 0) }.messages == plain)
+        let repeated = try Self.follow(block: 32) { restarts, next in
+            if next >= 20_000 { restarts.deviceReopened(atSample: 20_000) }
+        }
+        Self.expectSame(repeated, try Self.restartedAt(20_000), "published again and again")
+    }
+}
