@@ -33,6 +33,7 @@ enum RealtimeProbe {
             ("tracker", TrackerStage.init),
             ("enhancer", EnhancerStage.init),
             ("detector", DetectorStage.init),
+            ("detector-restarts", DetectorRestartStage.init),
             ("live-chain", LiveChainStage.init),
             ("self-test-allocating", AllocatingStage.init),
         ]
