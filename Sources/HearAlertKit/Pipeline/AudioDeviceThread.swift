@@ -11,7 +11,7 @@ final class AudioDeviceThread: Sendable {
     let ring: SPSCRingBuffer
     /// Capture: signalled after each period is queued. Playback: waited on for the next period.
     let ringSignal = DispatchSemaphore(value: 0)
-    /// Capture: where in the ring each reopened device's audio begins (a new stream for the detector).
+    /// Capture: where the audio in the ring breaks because the device was lost (a new stream for the detector).
     let restarts = CaptureRestarts()
 
     private let device: String
@@ -67,10 +67,6 @@ final class AudioDeviceThread: Sendable {
                     if firstOpen.withLock({ $0 == nil }) {
                         firstOpen.withLock { $0 = .success(stream.device) }
                         opened.signal()
-                    } else if direction == .capture {
-                        // Published before any of the new audio is queued, so processing never misses where
-                        // the audio after the loss begins.
-                        restarts.deviceReopened(atSample: ring.samplesWritten)
                     }
                     pcm = stream
                     countedXruns = 0
@@ -93,6 +89,8 @@ final class AudioDeviceThread: Sendable {
                     backoff = 0.5
                 }
             } catch {
+                // Nothing more is queued until the device is back, so this is also where its new audio begins.
+                if direction == .capture { restarts.streamBreaks(atSample: ring.samplesWritten) }
                 events.recordLoss(error, retryIn: backoff)
                 pcm = nil
                 recovering = true

@@ -1,55 +1,67 @@
 import Synchronization
 
-/// Where a reopened capture device's audio begins in the capture ring, so that the detector is told at exactly
-/// that sample (`AlertDetector.restartStream`): the audio after a lost device does not continue the audio before.
+/// Where the capture audio breaks (the device was lost), so that the detector restarts its stream at exactly that
+/// sample (`AlertDetector.restartStream`): an alert sounding at the loss ends there, promptly, and the audio of the
+/// reopened device is judged on its own instead of continuing the audio before the gap.
 ///
-/// The capture thread publishes the ring position (`SPSCRingBuffer.samplesWritten`) of each reopening before it
-/// writes any of the new audio; the processing loop (`CaptureStreamFollower`) asks, once per block it read,
-/// whether a start it has not acted on lies in that block. The ring's own release/acquire ordering makes the
-/// start visible by the time its first sample is read. One atomic: no lock, no allocation, no waiting.
-/// Should the device be lost and reopened twice while processing lags behind both reopenings (over half a second
-/// behind, the first retry's delay), only the later start is seen and the detector restarts once, there.
+/// The capture thread publishes the ring position (`SPSCRingBuffer.samplesWritten`) when it loses the device.
+/// Nothing is written to the ring until the device is reopened, so that position is both where the old audio ends
+/// and where the new audio will begin. The processing loop (`CaptureStreamFollower`) looks once per block it
+/// reads, and once per idle wait. The ring's release/acquire ordering makes a break visible by the time the
+/// first sample after it is read. One atomic: no lock, no allocation, no waiting.
+/// Should the device be lost twice while processing lags behind both losses (over half a second behind: the
+/// first retry's delay), only the later break is seen, and the detector restarts once, there.
 final class CaptureRestarts: Sendable {
-    private let latestStart = Atomic<Int>(0)
+    private let latestBreak = Atomic<Int>(0)
 
-    /// Capture thread: the device was reopened and its first sample will be ring sample `position`.
-    func deviceReopened(atSample position: Int) {
-        latestStart.store(position, ordering: .releasing)
+    /// Capture thread: the device was lost after ring sample `position` − 1; the next sample starts a new stream.
+    func streamBreaks(atSample position: Int) {
+        latestBreak.store(position, ordering: .releasing)
     }
 
-    /// The latest published start (0 until a reopening).
-    var latest: Int { latestStart.load(ordering: .acquiring) }
+    /// The latest published break (0, the start of listening, until a loss).
+    var latest: Int { latestBreak.load(ordering: .acquiring) }
 }
 
-/// The processing loop's side of `CaptureRestarts`: hands each block read from the capture ring to the detector,
-/// restarting the detector's stream at the first sample of a reopened device's audio. Allocates nothing.
+/// The processing loop's side of `CaptureRestarts`: hands each block read from the capture ring to the detector
+/// and restarts the detector's stream where the audio breaks. Allocates nothing.
 struct CaptureStreamFollower {
     let restarts: CaptureRestarts
     /// Ring samples delivered so far: the position of the next block's first sample.
     private var position = 0
-    /// The last start acted on; 0 is the start of listening, where the detector starts anyway.
-    private var handledStart = 0
+    /// The last break acted on; 0 is the start of listening, where the detector starts anyway.
+    private var handledBreak = 0
 
     init(restarts: CaptureRestarts) {
         self.restarts = restarts
     }
 
-    /// Feeds `samples`, the next block read from the ring, to `detector`, with a restart inside it if a new
-    /// stream begins there; messages (including the alert ends a restart closes) go to `emit` in order.
+    /// Feeds `samples`, the next block read from the ring, to `detector`, restarting its stream inside the block
+    /// if the audio breaks there; messages (including the alert ends a restart closes) go to `emit` in order.
     mutating func deliver(
         _ samples: UnsafeBufferPointer<Float>, to detector: AlertDetector, emit: (AlertMessage) -> Void
     ) throws {
-        let start = restarts.latest
+        let brk = restarts.latest
         let blockStart = position
         position += samples.count
-        guard start > handledStart, start < position else {
+        guard brk > handledBreak, brk < position else {
             try detector.process(samples, emit: emit)
             return
         }
-        handledStart = start
-        let split = max(0, start - blockStart)
+        handledBreak = brk
+        let split = max(0, brk - blockStart)
         try detector.process(UnsafeBufferPointer(rebasing: samples[..<split]), emit: emit)
         detector.restartStream(emit: emit)
         try detector.process(UnsafeBufferPointer(rebasing: samples[split...]), emit: emit)
+    }
+
+    /// While no audio comes: if the audio broke where the delivered audio ends (the device is lost and has not
+    /// come back), restarts the detector now, so an alert sounding at the loss ends without waiting for the
+    /// device to return.
+    mutating func catchUp(detector: AlertDetector, emit: (AlertMessage) -> Void) {
+        let brk = restarts.latest
+        guard brk > handledBreak, brk <= position else { return }
+        handledBreak = brk
+        detector.restartStream(emit: emit)
     }
 }

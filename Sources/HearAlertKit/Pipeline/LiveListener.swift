@@ -104,9 +104,10 @@ public final class LiveListener: Sendable {
     }
 
     /// The processing loop. It reports nothing itself: capture counts the audio it had to drop when this loop
-    /// fell behind, and the reporter thread says so. Where a lost capture device's audio resumes, the detector
-    /// restarts its stream (`CaptureStreamFollower`): alerts sounding at the loss end there, and the audio after
-    /// it is judged on its own, with the model's start padding, as when listening starts.
+    /// fell behind, and the reporter thread says so. Where the capture device was lost, the detector restarts its
+    /// stream (`CaptureStreamFollower`): alerts sounding at the loss end there, as soon as the audio before it is
+    /// processed, and the audio of the reopened device is judged on its own, with the model's start padding, as
+    /// when listening starts.
     private func process(detector: AlertDetector, capture: AudioDeviceThread, feed: HeadphoneFeed?,
                          dispatcher: AlertDispatcher, periodFrames: Int) throws {
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
@@ -120,6 +121,7 @@ public final class LiveListener: Sendable {
             let wanted = min(periodFrames, sampleLimit - samplesTaken)
             let count = capture.ring.read(into: UnsafeMutableBufferPointer(rebasing: block[0..<wanted]))
             guard count > 0 else {
+                follower.catchUp(detector: detector) { dispatcher.post($0) }
                 _ = capture.ringSignal.wait(timeout: .now() + .milliseconds(50))
                 continue
             }

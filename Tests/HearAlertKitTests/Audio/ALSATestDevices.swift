@@ -7,6 +7,10 @@ import Foundation
 /// - `hearalert_test_playback`: a `type file` PCM that writes what is played to a raw 16-bit file.
 /// - `hearalert_test_failing`: the capture device again, but recording what it captures to /dev/full, so every
 ///   read fails with an I/O error, as when a USB microphone is unplugged.
+/// - `hearalert_test_lossy`: the capture device again, recording what it captures to a file in the folder. Run
+///   under a file-size limit with SIGXFSZ ignored (see `ListenEndToEndTests.ListenRun`), a read fails once that
+///   file is full, as when a USB microphone is unplugged mid-stream, and the device works again when reopened
+///   (ALSA truncates the file): a capture device lost and reopened, with audio before and after.
 /// - `hearalert_test_float_only`: a null device behind an `lfloat` plugin that accepts only float samples, so
 ///   opening it exercises HearAlert's fallback through ALSA's `plug` layer.
 ///
@@ -55,6 +59,13 @@ struct ALSATestDevices {
                 type file
                 slave.pcm null
                 file "/dev/full"
+                infile "\(inputPath)"
+                format raw
+            }
+            pcm.hearalert_test_lossy {
+                type file
+                slave.pcm null
+                file "\(folder.appendingPathComponent("lossy.raw").path)"
                 infile "\(inputPath)"
                 format raw
             }

@@ -2,10 +2,9 @@ import Foundation
 import Testing
 @testable import HearAlertKit
 
-/// The plumbing from a reopened capture device to `AlertDetector.restartStream`: the processing loop's follower
-/// must restart the detector at exactly the ring sample the capture side published, whatever the block size,
-/// once per reopening, and never without one. (The capture side's one call, in `AudioDeviceThread` right after a
-/// reopening, is not driven here: ALSA's test devices cannot deliver audio, fail, and deliver again.)
+/// The plumbing from a lost capture device to `AlertDetector.restartStream`: the processing loop's follower must
+/// restart the detector at exactly the ring sample the capture side published, whatever the block size, once per
+/// loss, never without one, and at once when the audio stops at the break (the device has not come back yet).
 @Suite struct CaptureRestartsTests {
     typealias Run = (decisions: [DetectorParityTests.Decision], messages: [AlertMessage])
 
@@ -16,7 +15,7 @@ import Testing
 
     /// Feeds `audio` in blocks of `block` samples through a follower; `publish` is called with the restarts
     /// object and the ring position of the next block, before the block is read (as the capture thread would
-    /// publish while the loop runs).
+    /// publish while the loop runs, a few blocks ahead of it).
     static func follow(block: Int, publish: (CaptureRestarts, Int) -> Void) throws -> Run {
         var decisions: [DetectorParityTests.Decision] = []
         let model = try Self.model()
@@ -53,12 +52,12 @@ import Testing
         }
     }
 
-    /// Periods of 37 samples (no divisor of anything) and of 32 (the default 2 ms at 16 kHz); the device comes
-    /// back at ring sample 40 000 (mid-block for 37), published while the loop is still a few blocks behind.
+    /// Periods of 37 samples (no divisor of anything) and of 32 (the default 2 ms at 16 kHz); the audio breaks at
+    /// ring sample 40 000 (mid-block for 37), published while the loop is still a few blocks behind.
     @Test(arguments: [37, 32])
     func theDetectorRestartsAtThePublishedSample(block: Int) throws {
         let found = try Self.follow(block: block) { restarts, next in
-            if next <= 40_000 && next + 4 * block > 40_000 { restarts.deviceReopened(atSample: 40_000) }
+            if next <= 40_000 && next + 4 * block > 40_000 { restarts.streamBreaks(atSample: 40_000) }
         }
         let want = try Self.restartedAt(40_000)
         Self.expectSame(found, want, "block \(block)")
@@ -68,14 +67,14 @@ import Testing
     /// Published exactly at a block's end: the restart comes before the next block, not within this one.
     @Test func aStartAtABlockBoundaryRestartsBeforeTheNextBlock() throws {
         let found = try Self.follow(block: 400) { restarts, next in
-            if next == 39_600 { restarts.deviceReopened(atSample: 40_000) }
+            if next == 39_600 { restarts.streamBreaks(atSample: 40_000) }
         }
         Self.expectSame(found, try Self.restartedAt(40_000), "boundary")
     }
 
-    /// Without a reopening, or with one before any audio (ring position 0, where listening starts anyway), the
-    /// audio is one stream; a start published again later is acted on once.
-    @Test func noReopeningNoRestartAndEachReopeningOnce() throws {
+    /// Without a loss, or with one before any audio (ring position 0, where listening starts anyway), the audio is
+    /// one stream; a break published again and again is acted on once.
+    @Test func noLossNoRestartAndEachLossOnce() throws {
         var plain: [AlertMessage] = []
         let model = try Self.model()
         let detector = try AlertDetector(model: model, settings: try TrackerSettings(model: model))
@@ -83,10 +82,42 @@ import Testing
         detector.finish { plain.append($0) }
 
         #expect(try Self.follow(block: 32) { _, _ in }.messages == plain)
-        #expect(try Self.follow(block: 32) { restarts, _ in restarts.deviceReopened(atSample: 0) }.messages == plain)
+        #expect(try Self.follow(block: 32) { restarts, _ in restarts.streamBreaks(atSample: 0) }.messages == plain)
         let repeated = try Self.follow(block: 32) { restarts, next in
-            if next >= 20_000 { restarts.deviceReopened(atSample: 20_000) }
+            if next >= 20_000 { restarts.streamBreaks(atSample: 20_000) }
         }
         Self.expectSame(repeated, try Self.restartedAt(20_000), "published again and again")
+    }
+
+    /// The device is lost right after the audio up to 2.5 s (the siren sounding) and stays away: while the loop
+    /// waits for audio, the siren's alert ends at 2.5 s, before the device returns; when it does, its audio is a
+    /// new stream, exactly as if the detector had been told directly.
+    @Test func aLostDeviceEndsTheSoundingAlertWithoutWaitingForItsReturn() throws {
+        let model = try Self.model()
+        var decisions: [DetectorParityTests.Decision] = []
+        let detector = try AlertDetector(model: model, settings: try TrackerSettings(model: model)) {
+            decisions.append(($0.decisionTime, $0.streamTime, Array($0.scores)))
+        }
+        let restarts = CaptureRestarts()
+        var follower = CaptureStreamFollower(restarts: restarts)
+        var messages: [AlertMessage] = []
+        try Self.audio.withUnsafeBufferPointer { all in
+            let deliver = { (range: Range<Int>) in
+                for start in stride(from: range.lowerBound, to: range.upperBound, by: 32) {
+                    try follower.deliver(UnsafeBufferPointer(rebasing: all[start..<min(range.upperBound, start + 32)]),
+                                         to: detector) { messages.append($0) }
+                }
+            }
+            try deliver(0..<40_000)
+            follower.catchUp(detector: detector) { messages.append($0) }  // idle, nothing published: nothing
+            #expect(messages.map(\.typeName) == ["alert_start"])
+            restarts.streamBreaks(atSample: 40_000)
+            follower.catchUp(detector: detector) { messages.append($0) }
+            #expect(messages.count == 2 && messages.last?.typeName == "alert_end" && messages.last?.streamTime == 2.5)
+            follower.catchUp(detector: detector) { messages.append($0) }  // once only
+            try deliver(40_000..<all.count)
+        }
+        detector.finish { messages.append($0) }
+        Self.expectSame((decisions, messages), try Self.restartedAt(40_000), "lost at 2.5 s")
     }
 }

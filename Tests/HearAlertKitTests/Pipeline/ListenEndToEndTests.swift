@@ -35,12 +35,22 @@ import Testing
         private let closeInput = DispatchSemaphore(value: 0)
         private let inputClosed = DispatchSemaphore(value: 0)
 
-        /// `standardOutput` replaces the captured stdout pipe (e.g. one nobody reads).
+        /// `standardOutput` replaces the captured stdout pipe (e.g. one nobody reads). `fileSizeLimit` (bytes)
+        /// runs the listener under that limit with SIGXFSZ ignored, so the `hearalert_test_lossy` device fails
+        /// once its recording is that large (prlimit sets the limit; the ignored signal survives both execs).
         init(_ arguments: [String], feeding samples: [Float], device: String = "hearalert_test_capture",
-             standardOutput: FileHandle? = nil) throws {
+             model: String = ListenEndToEndTests.model, standardOutput: FileHandle? = nil,
+             fileSizeLimit: Int? = nil) throws {
             devices = try ALSATestDevices(fifo: true)
-            process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
-            process.arguments = ["listen", "--device", device, "--model", ListenEndToEndTests.model] + arguments
+            let listen = ["listen", "--device", device, "--model", model] + arguments
+            if let fileSizeLimit {
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", "trap '' XFSZ; exec prlimit --fsize=\(fileSizeLimit) \"$@\"", "sh",
+                                     ListenEndToEndTests.binary] + listen
+            } else {
+                process.executableURL = URL(fileURLWithPath: ListenEndToEndTests.binary)
+                process.arguments = listen
+            }
             var environment = ProcessInfo.processInfo.environment
             environment["ALSA_CONFIG_PATH"] = devices.configPath
             process.environment = environment
@@ -63,6 +73,12 @@ import Testing
                 // goes in at twice real time, as a microphone would deliver it, only faster: unpaced, the capture
                 // thread would outrun processing (a debug build on a busy machine manages a few times real time)
                 // and drop audio.
+                // A reader that goes away (a capture device being reopened) must make a write fail, not raise
+                // SIGPIPE in the test process: blocked here, the signal stays with this thread, which drops it.
+                var pipeSignal = sigset_t()
+                sigemptyset(&pipeSignal)
+                sigaddset(&pipeSignal, SIGPIPE)
+                pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
                 guard let fifo = FileHandle(forWritingAtPath: path) else { return }
                 let chunk = 3_200  // 100 ms of 16-bit samples, every 50 ms
                 var offset = 0
