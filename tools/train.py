@@ -127,7 +127,7 @@ def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None) -> 
     # Raw decisions, lightly merged: early stopping compares checkpoints, not tracker settings (tuned afterwards).
     untuned = TrackerSettings(smoothing_frames=1, min_duration=0.0, merge_gap=0.5, onset_lag=onset_lag)
     dets = detect(preds, LABELS, [0.5] * len(LABELS), untuned)
-    return event_f1(corpus, dets, LABELS)["macro_f1"]
+    return event_f1(corpus, dets, LABELS)["macro_f1_present"]
 
 
 def _channels(text: str) -> list[int]:
