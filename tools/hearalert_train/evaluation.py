@@ -142,9 +142,10 @@ LATENCY_PENALTY = 10.0  # F1 per second over the target: 10 ms over costs 0.1, s
 def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
          grid_thresholds=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
          grid_smoothing=(1, 2, 3), grid_merge=(0.6, 1.0), grid_min=(0.0,),
-         grid_lag=(None,), grid_rise=(None,), grid_off=(0.5,),
+         grid_lag=(None,), grid_rise=(None,), grid_off=(0.5,), grid_lookback=(1.0,),
          per_label: bool = False, fa_weight: float = 0.0) -> tuple[list[float], TrackerSettings, dict]:
-    """Thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag, rise, off ratio)
+    """Thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag, rise, off ratio,
+    rise lookback)
     maximising macro onset F1 on `corpus` (a label that is present but never detected counts 0) minus `fa_weight` per false alarm per hour on its alert-free files,
     with a steep penalty for median latency above 300 ms (in effect a constraint: a setting over the latency
     target wins only when none meets it).
@@ -165,10 +166,12 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
                 {"macro_f1": f1["macro_f1"], "median_latency": median, "false_alarms_per_hour": fa})
 
     best = None
-    for s, m, d, lag, rise, off in itertools.product(grid_smoothing, grid_merge, grid_min, grid_lag, grid_rise,
-                                                     grid_off):
+    for s, m, d, lag, rise, off, back in itertools.product(grid_smoothing, grid_merge, grid_min, grid_lag,
+                                                           grid_rise, grid_off, grid_lookback):
+        if rise is None and back != grid_lookback[0]:
+            continue  # the lookback only matters with a rise ratio
         settings = TrackerSettings(smoothing_frames=s, merge_gap=m, min_duration=d, onset_lag=lag,
-                                   onset_rise_ratio=rise, off_ratio=off)
+                                   onset_rise_ratio=rise, off_ratio=off, onset_rise_lookback=back)
         if per_label:
             class_f1 = {t: event_f1(corpus, detect(predictions, labels, [t] * len(labels), settings), labels)
                         ["class_f1"] for t in grid_thresholds}
