@@ -12,7 +12,7 @@ The sequence is built so that host and mirror cannot differ by rounding alone:
   (which may differ in the last bit) make the same comparisons.
 
 Per label, the scores shape the situations the rise onset must handle: a slow rise (onset at the rise's start),
-a long near-miss before a rise (onset bounded by the 1 s lookback), a blip above the rise level that falls back
+a long near-miss before a rise (onset bounded by the lookback: 1 s, or 2.5 s in one case), a blip above the rise level that falls back
 (the run restarts), a short crossing that fades before the minimum duration counted from the crossing (dropped,
 though it lasted long enough counted from its stamped onset), and a rise during a cooldown (onset at its end).
 
@@ -67,6 +67,8 @@ CASES = [
     ("rise_ratio_1", {"smoothing_frames": 3, "min_duration": 0.25, "onset_rise_ratio": 1.0}),
     ("rise_ratio_0.5_onset_lag", {"smoothing_frames": 3, "min_duration": 0.25, "onset_rise_ratio": 0.5,
                                   "onset_lag": 0.25}),
+    ("rise_ratio_0.5_lookback_2.5", {"smoothing_frames": 3, "min_duration": 0.25, "onset_rise_ratio": 0.5,
+                                     "onset_rise_lookback": 2.5}),
 ]
 
 

@@ -46,11 +46,17 @@ struct DetectionOptions: ParsableArguments {
 
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Stamp an onset where the score's rise began: the first of its run of decisions "
-                               + "at or above threshold·R (0 < R ≤ 1; at most \(EventTracker.riseLookback) s "
+                               + "at or above threshold·R (0 < R ≤ 1; at most --onset-rise-lookback seconds "
                                + "before the crossing, never in a cooldown) instead of at the threshold crossing; "
                                + "announcing is not delayed. Default: the model's onset_rise_ratio, else at the "
                                + "crossing.", valueName: "R"))
     var onsetRiseRatio: Float?
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("How far before the threshold crossing (seconds > 0) a rise may stamp the onset "
+                               + "(with an onset rise ratio). Default: the model's onset_rise_lookback, else "
+                               + "\(TrackerSettings.defaultOnsetRiseLookback).", valueName: "S"))
+    var onsetRiseLookback: Double?
 
     /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
     func validate() throws {
@@ -66,7 +72,7 @@ struct DetectionOptions: ParsableArguments {
         let overrides = TrackerOverrides(everyThreshold: every, thresholds: byLabel, smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
                                          cooldown: cooldown, onsetLag: onsetLag,
-                                         onsetRiseRatio: onsetRiseRatio)
+                                         onsetRiseRatio: onsetRiseRatio, onsetRiseLookback: onsetRiseLookback)
         return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
     }
 

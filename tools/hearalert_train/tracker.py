@@ -5,7 +5,7 @@ Per label: moving average over the last `smoothing_frames` decisions (scores and
 the threshold, off below threshold·off_ratio); a rise is announced once it has lasted `min_duration`; after the
 score falls, the event ends if it does not return within `merge_gap`; after an event, its label may not start again
 until `cooldown` seconds after the offset. With `onset_rise_ratio` an onset is stamped where the score's run at
-or above ratio·threshold began (at most RISE_LOOKBACK s before the crossing, never inside a cooldown), which
+or above ratio·threshold began (at most `onset_rise_lookback` s before the crossing, never inside a cooldown), which
 places onsets of slowly rising scores near the sound's start without delaying the announcement. Decision times
 are the centre of the model's input window, or, when `onset_lag` is set, the window's end minus `onset_lag` (for
 onsets and offsets alike, as the host does); an event's `detected_at` is the stream time when it was announced (the
@@ -29,16 +29,21 @@ class TrackerSettings:
     merge_gap: float = 1.0
     cooldown: float = 0.0
     onset_lag: float | None = None  # s from true onset to the end of the first firing window; None: window centre
-    # Stamp an onset where the score first rose to this fraction of the threshold (within RISE_LOOKBACK s before
-    # the crossing) instead of at the crossing; None: at the crossing.
+    # Stamp an onset where the score first rose to this fraction of the threshold (within onset_rise_lookback s
+    # before the crossing) instead of at the crossing; None: at the crossing.
     onset_rise_ratio: float | None = None
+    # s: how far before a threshold crossing a rise may stamp the onset. The host's default when the file has no
+    # value (TrackerSettings.defaultOnsetRiseLookback in Swift; tools/tests/test_tracker_onset_rise.py).
+    onset_rise_lookback: float = 1.0
 
     def as_metadata(self) -> dict:
-        # onset_lag is optional in the file: left out when unset, so such files read as before.
-        return {k: v for k, v in asdict(self).items() if not (k in ("onset_lag", "onset_rise_ratio") and v is None)}
+        # The optional keys are left out when they do nothing, so such files read as before.
+        unset = {"onset_lag": self.onset_lag is None, "onset_rise_ratio": self.onset_rise_ratio is None,
+                 "onset_rise_lookback": self.onset_rise_ratio is None}
+        return {k: v for k, v in asdict(self).items() if not unset.get(k, False)}
 
 
-RISE_LOOKBACK = 1.0  # s: how far before a threshold crossing an onset may be stamped (EventTracker.riseLookback)
+DEFAULT_RISE_LOOKBACK = TrackerSettings.onset_rise_lookback
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ def track(scores: np.ndarray, decision_times: np.ndarray, stream_times: np.ndarr
                 rise = (t if rise is None else rise) if score >= low else None
             if phase == "idle":
                 if score >= on and t >= cooldown_until:
-                    onset = t if rise is None else max(rise, t - RISE_LOOKBACK, cooldown_until)
+                    onset = t if rise is None else max(rise, t - settings.onset_rise_lookback, cooldown_until)
                     crossing = t  # the minimum duration counts from the crossing, not the stamped onset
                     phase = "pending"
                     if t - crossing >= settings.min_duration:

@@ -1,6 +1,6 @@
 """The tracker fixture for `onset_rise_ratio` holds the research mirror's events, which the host's EventTracker
 must reproduce (OnsetRiseTests.swift): it must be exactly what tools/make_tracker_fixtures.py writes from the
-mirror today, and the mirror's lookback must be the host's."""
+mirror today, and the mirror's default lookback must be the host's."""
 
 import json
 import pathlib
@@ -9,7 +9,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from hearalert_train.tracker import RISE_LOOKBACK  # noqa: E402
+from hearalert_train.tracker import DEFAULT_RISE_LOOKBACK  # noqa: E402
 from make_tracker_fixtures import make_fixture  # noqa: E402
 
 FIXTURE = ROOT / "Tests/HearAlertKitTests/Fixtures/tracker/onset_rise_cases.json"
@@ -32,7 +32,18 @@ def test_fixture_rise_moves_onsets_but_no_announcement():
 
 
 def test_mirror_lookback_is_the_hosts():
-    swift = (ROOT / "Sources/HearAlertKit/Detection/EventTracker.swift").read_text()
-    match = re.search(r"static let riseLookback = ([0-9.]+)", swift)
-    assert match, "EventTracker.riseLookback not found in the Swift source"
-    assert float(match.group(1)) == RISE_LOOKBACK
+    swift = (ROOT / "Sources/HearAlertKit/Detection/TrackerSettings.swift").read_text()
+    match = re.search(r"static let defaultOnsetRiseLookback = ([0-9.]+)", swift)
+    assert match, "TrackerSettings.defaultOnsetRiseLookback not found in the Swift source"
+    assert float(match.group(1)) == DEFAULT_RISE_LOOKBACK
+
+
+def test_fixture_longer_lookback_reaches_back_over_near_misses_only():
+    """The 2.5 s lookback case must move the onsets bounded by the 1 s lookback (the near-misses before a rise)
+    further back, and nothing else, or the fixture would not test the setting."""
+    cases = {case["name"]: case["expected"] for case in make_fixture()["cases"]}
+    short, long = cases["rise_ratio_0.5"], cases["rise_ratio_0.5_lookback_2.5"]
+    assert [(e["label"], e["offset"], e["detected_at"]) for e in long] == \
+        [(e["label"], e["offset"], e["detected_at"]) for e in short]
+    moved = [(s["onset"], g["onset"]) for s, g in zip(short, long) if s["onset"] != g["onset"]]
+    assert len(moved) >= 2 and all(g < s for s, g in moved)

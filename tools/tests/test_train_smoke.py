@@ -266,6 +266,33 @@ def test_tuning_weighs_false_alarms_on_alert_free_audio_when_asked():
     assert summary["false_alarms_per_hour"] == 0.0
 
 
+def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
+    # "a" scores 0.9 on its alert and 0.5 on an alert-free blip; "b" scores 0.6 on one alert and 0.3 on another.
+    # Threshold 0.4: a F1 2/3 (blip), b F1 2/3 (one missed) -> 0.67. Threshold 0.8: a F1 1, b never detected:
+    # sed_eval's F1 for b is nan (precision 0/0), so its macro mean is 1.0 and silencing b would win; counted
+    # as 0 it is 0.5, and 0.4 must win.
+    from types import SimpleNamespace
+
+    from hearalert_train.evaluation import ClipPrediction, tune
+
+    ends = np.round(np.arange(0.05, 6.0, 0.05), 3)
+    step = lambda onset, peak: np.where(ends <= onset + 2.0, peak * np.clip((ends - onset) / 0.1, 0, 1), 0.0)  # noqa: E731
+    blip = np.where((ends >= 2.0) & (ends <= 2.5), 0.5, 0.0)
+    zero = np.zeros_like(ends)
+    event = lambda label, onset: [SimpleNamespace(label=label, onset=onset, offset=onset + 2.0)]  # noqa: E731
+    events = {"f1.wav": event("a", 1.0), "f2.wav": event("b", 2.0), "f3.wav": event("b", 1.5), "f4.wav": []}
+    corpus = SimpleNamespace(files=[SimpleNamespace(filename=n, duration=6.0) for n in events],
+                             events_of=lambda name: events[name])
+    scores = {"f1.wav": (step(1.0, 0.9), zero), "f2.wav": (zero, step(2.0, 0.6)), "f3.wav": (zero, step(1.5, 0.3)),
+              "f4.wav": (blip, zero)}
+    preds = [ClipPrediction(n, 6.0, np.stack(s, axis=1).astype(np.float32), ends - 0.5, ends)
+             for n, s in scores.items()]
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], grid_thresholds=(0.4, 0.8), grid_smoothing=(1,),
+                                  grid_merge=(1.0,), grid_lag=(0.05,))
+    assert thresholds == [0.4, 0.4]
+    assert summary["macro_f1"] == pytest.approx(2 / 3)
+
+
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
                                  ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"]])

@@ -12,7 +12,7 @@
 /// 5. **Cooldown**: after an event ends, its label may not start a new event until `cooldown` seconds after the
 ///    offset; a sound still present when the cooldown expires starts an event then, so nothing is lost for good.
 /// 6. **Rise onsets** (with `onsetRiseRatio`): the onset is stamped where the score's unbroken run at or above
-///    `threshold · onsetRiseRatio` began, at most `riseLookback` before the crossing and never inside the cooldown,
+///    `threshold · onsetRiseRatio` began, at most `onsetRiseLookback` before the crossing and never inside the cooldown,
 ///    instead of at the crossing. A network's score climbs over a few decisions after an alert begins and crosses
 ///    the threshold at a variable point, so crossing stamps are often late (the research tuning measured +0.03 to
 ///    +0.05 macro event F1 on validation with it). No announcement is delayed: the minimum duration still counts
@@ -63,11 +63,6 @@ public struct EventTracker {
         history = Array(repeating: 0, count: settings.labels.count * settings.smoothingFrames)
         historyTimes = Array(repeating: 0, count: settings.smoothingFrames)
     }
-
-    /// How far before its threshold crossing (seconds) an onset may be stamped with `onsetRiseRatio`: a score that
-    /// has hovered just under the threshold for longer is background, not the alert's beginning, and a bound keeps
-    /// a long near-miss from dragging the onset back over it. 1 s covers the few decisions a score takes to climb.
-    public static let riseLookback = 1.0
 
     /// How many alerts have been announced and not yet ended (the enhancer follows `isAnyAlertPossible`, which
     /// also covers alerts still rising).
@@ -161,7 +156,7 @@ public struct EventTracker {
         switch phases[label] {
         case .idle:
             guard score >= on, time >= cooldownUntil[label] else { return }
-            let onset = riseStart[label].map { max($0, time - Self.riseLookback, cooldownUntil[label]) } ?? time
+            let onset = riseStart[label].map { max($0, time - settings.onsetRiseLookback, cooldownUntil[label]) } ?? time
             confirmIfLongEnough(label, onset: onset, crossing: time, peak: score, score: score, time: time,
                                 streamTime, emit)
         case .pending(let onset, let crossing, let peak):

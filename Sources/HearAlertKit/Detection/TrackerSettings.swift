@@ -25,12 +25,20 @@ public struct TrackerSettings: Sendable, Equatable {
     /// length (checked by `AlertDetector`, which knows the window).
     public var onsetLag: Double?
     /// Stamp an onset where the score's rise began instead of where it crossed the threshold: at the first of the
-    /// unbroken run of decisions at or above `threshold · onsetRiseRatio` (at most `EventTracker.riseLookback`
+    /// unbroken run of decisions at or above `threshold · onsetRiseRatio` (at most `onsetRiseLookback` seconds
     /// before the crossing, never inside the label's cooldown). A network's score climbs over a few decisions
     /// after an alert begins and crosses the threshold at a variable point, so crossing stamps are often late;
     /// the announcement itself is not delayed. Nil stamps at the crossing. A Float like `offRatio`, because the
     /// rise level is computed in the scores' precision (as the research mirror does).
     public var onsetRiseRatio: Float?
+    /// How far before its threshold crossing (seconds) a rise may stamp the onset. A score that has hovered just
+    /// under the threshold for longer is usually background, not the alert's beginning, so the bound keeps a long
+    /// near-miss from dragging the onset back over it; but an alert told apart only by its rhythm (a beep
+    /// pattern, a siren's sweep) can sit at a low score for seconds before the model is sure, and a longer bound
+    /// then still dates it from its start. Only used with `onsetRiseRatio`; must be positive.
+    public var onsetRiseLookback: Double
+    /// The lookback of files without `onset_rise_lookback` (every model before the key existed).
+    public static let defaultOnsetRiseLookback = 1.0
 
     /// Used when a model file has no `tracker` metadata. The 1 s merge gap is the corpus convention (CORPUS.md).
     public static let fallback = (smoothingFrames: 3, offRatio: Float(0.5), minDuration: 0.1, mergeGap: 1.0,
@@ -40,7 +48,7 @@ public struct TrackerSettings: Sendable, Equatable {
         labels: [String], thresholds: [Float], smoothingFrames: Int = fallback.smoothingFrames,
         offRatio: Float = fallback.offRatio, minDuration: Double = fallback.minDuration,
         mergeGap: Double = fallback.mergeGap, cooldown: Double = fallback.cooldown, onsetLag: Double? = nil,
-        onsetRiseRatio: Float? = nil
+        onsetRiseRatio: Float? = nil, onsetRiseLookback: Double = defaultOnsetRiseLookback
     ) throws(TrackerSettingsError) {
         self.labels = labels
         self.thresholds = thresholds
@@ -51,6 +59,7 @@ public struct TrackerSettings: Sendable, Equatable {
         self.cooldown = cooldown
         self.onsetLag = onsetLag
         self.onsetRiseRatio = onsetRiseRatio
+        self.onsetRiseLookback = onsetRiseLookback
         try validate()
     }
 
@@ -61,6 +70,7 @@ public struct TrackerSettings: Sendable, Equatable {
         var defaults = Self.fallback
         var onsetLag: Double?
         var onsetRiseRatio: Float?
+        var onsetRiseLookback = Self.defaultOnsetRiseLookback
         if let trackerMetadata {
             let metadata = try Self.decode(trackerMetadata)
             defaults.smoothingFrames = metadata.smoothingFrames ?? defaults.smoothingFrames
@@ -70,6 +80,7 @@ public struct TrackerSettings: Sendable, Equatable {
             defaults.cooldown = metadata.cooldown ?? defaults.cooldown
             onsetLag = metadata.onsetLag
             onsetRiseRatio = metadata.onsetRiseRatio
+            onsetRiseLookback = metadata.onsetRiseLookback ?? onsetRiseLookback
         }
         var thresholds = overrides.everyThreshold.map { [Float](repeating: $0, count: thresholds.count) }
             ?? thresholds
@@ -87,7 +98,8 @@ public struct TrackerSettings: Sendable, Equatable {
             mergeGap: overrides.mergeGap ?? defaults.mergeGap,
             cooldown: overrides.cooldown ?? defaults.cooldown,
             onsetLag: overrides.onsetLag ?? onsetLag,
-            onsetRiseRatio: overrides.onsetRiseRatio ?? onsetRiseRatio)
+            onsetRiseRatio: overrides.onsetRiseRatio ?? onsetRiseRatio,
+            onsetRiseLookback: overrides.onsetRiseLookback ?? onsetRiseLookback)
     }
 
     /// Settings from a model file's labels, default thresholds and `tracker` metadata, then `overrides`.
@@ -115,6 +127,9 @@ public struct TrackerSettings: Sendable, Equatable {
         if let onsetRiseRatio, !(onsetRiseRatio > 0 && onsetRiseRatio <= 1) {
             throw .invalid("onset rise ratio \(onsetRiseRatio) is not in (0, 1]")
         }
+        guard onsetRiseLookback > 0 && onsetRiseLookback.isFinite else {
+            throw .invalid("onset rise lookback \(onsetRiseLookback) is not a positive number of seconds")
+        }
     }
 
     /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored.
@@ -126,6 +141,7 @@ public struct TrackerSettings: Sendable, Equatable {
         var cooldown: Double?
         var onsetLag: Double?
         var onsetRiseRatio: Float?
+        var onsetRiseLookback: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case smoothingFrames = "smoothing_frames"
@@ -135,6 +151,7 @@ public struct TrackerSettings: Sendable, Equatable {
             case cooldown
             case onsetLag = "onset_lag"
             case onsetRiseRatio = "onset_rise_ratio"
+            case onsetRiseLookback = "onset_rise_lookback"
         }
     }
 
@@ -176,11 +193,13 @@ public struct TrackerOverrides: Sendable, Equatable {
     public var onsetLag: Double?
     /// Replaces the onset rise ratio (onsets stamped where the score rose past threshold · ratio) when set.
     public var onsetRiseRatio: Float?
+    /// Replaces how far before the crossing (seconds) a rise may stamp the onset when set.
+    public var onsetRiseLookback: Double?
 
     public init(
         everyThreshold: Float? = nil, thresholds: [String: Float] = [:], smoothingFrames: Int? = nil,
         offRatio: Float? = nil, minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil,
-        onsetLag: Double? = nil, onsetRiseRatio: Float? = nil
+        onsetLag: Double? = nil, onsetRiseRatio: Float? = nil, onsetRiseLookback: Double? = nil
     ) {
         self.everyThreshold = everyThreshold
         self.thresholds = thresholds
@@ -191,6 +210,7 @@ public struct TrackerOverrides: Sendable, Equatable {
         self.cooldown = cooldown
         self.onsetLag = onsetLag
         self.onsetRiseRatio = onsetRiseRatio
+        self.onsetRiseLookback = onsetRiseLookback
     }
 }
 

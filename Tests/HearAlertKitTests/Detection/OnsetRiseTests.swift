@@ -43,7 +43,7 @@ import Testing
         let scores = Self.hold(0.3, 20) + Self.hold(0.9, 4) + Self.hold(0.1, 15)
         let starts = Self.starts(EventTrackerTests.run(try Self.settings(ratio: 0.5), scores))
         #expect(starts.count == 1 && starts.first?.index == 20)
-        #expect(abs((starts.first?.onset ?? -1) - (2.0 - EventTracker.riseLookback)) < 1e-9)
+        #expect(abs((starts.first?.onset ?? -1) - (2.0 - TrackerSettings.defaultOnsetRiseLookback)) < 1e-9)
     }
 
     @Test func aRunBrokenBelowTheRiseLevelStartsAgain() throws {
@@ -91,6 +91,32 @@ import Testing
             #expect(throws: TrackerSettingsError.self, "\(bad)") { try ratio(bad) }
         }
         #expect(throws: TrackerSettingsError.self) { try ratio("{}", flag: 0) }
+    }
+
+    @Test func lookbackKeyAndFlagAreReadAndBadValuesRefused() throws {
+        func lookback(_ metadata: String, flag: Double? = nil) throws -> Double {
+            try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: metadata,
+                                overrides: TrackerOverrides(onsetRiseLookback: flag)).onsetRiseLookback
+        }
+        #expect(try lookback(#"{"onset_rise_ratio": 0.5}"#) == TrackerSettings.defaultOnsetRiseLookback)
+        #expect(try lookback(#"{"onset_rise_ratio": 0.5, "onset_rise_lookback": 2.5}"#) == 2.5)
+        #expect(try lookback(#"{"onset_rise_lookback": 2.5}"#, flag: 4) == 4)
+        for bad in [#"{"onset_rise_lookback": 0}"#, #"{"onset_rise_lookback": -1}"#,
+                    #"{"onset_rise_lookback": "long"}"#] {
+            #expect(throws: TrackerSettingsError.self, "\(bad)") { try lookback(bad) }
+        }
+        #expect(throws: TrackerSettingsError.self) { try lookback("{}", flag: .infinity) }
+    }
+
+    @Test func longerLookbackDatesAnOnsetFromFurtherBack() throws {
+        // A near-miss at 0.3 for 2 s, then over the threshold at 2.0 s: 1 s back by default, 2.0 s back (the
+        // run's start) with a 2.5 s lookback.
+        let scores = Self.hold(0.3, 20) + Self.hold(0.9, 4) + Self.hold(0.1, 15)
+        var settings = try Self.settings(ratio: 0.5)
+        settings.onsetRiseLookback = 2.5
+        let starts = Self.starts(EventTrackerTests.run(settings, scores))
+        #expect(starts.count == 1 && starts.first?.index == 20)
+        #expect(abs((starts.first?.onset ?? -1) - 0) < 1e-9)
     }
 
     @Test func detectFlagReachesTheTrackerAndABadRatioIsOneLine() throws {
