@@ -54,6 +54,9 @@ def test_truncated_and_oversized_headers_are_rejected(parts):
     (lambda h: h["out.bias"].update(data_offsets=h["hidden.weight"]["data_offsets"][:1]
                                     + [h["hidden.weight"]["data_offsets"][0] + 4]), "overlap"),
     (lambda h: h["hidden.weight"].update(shape=[12, 5]), r"expected shape \[12, 12\], found \[12, 5\]"),
+    # json.loads reads true as a bool, which Python counts as an int: refused like the C core refuses it.
+    (lambda h: h["hidden.weight"].update(shape=[12, True]), r"bad shape \[12, True\]"),
+    (lambda h: h["out.bias"].update(data_offsets=[False, h["out.bias"]["data_offsets"][1]]), "data_offsets"),
     (lambda h: h["__metadata__"].update(format="other"), "format"),
     (lambda h: h["__metadata__"].update(thresholds="[1.5]"), "thresholds"),
     (lambda h: h["__metadata__"].update(graph=json.dumps(json.loads(h["__metadata__"]["graph"])[:-1])),

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 VALGRIND = shutil.which("valgrind")
 FRAMES = 800  # a multiple of every stage's cycle (the 8 s audio loop is 800 frames)
 # Stages the probe must run: a stage dropped from the probe must not pass silently.
-REQUIRED_STAGES = {"ring", "features", "stft", "cnn", "tracker", "enhancer", "detector", "live-chain"}
+REQUIRED_STAGES = {"ring", "features", "stft", "cnn", "tracker", "enhancer", "detector", "live-chain",
+                   "detector-restarts"}
 ALLOCATING_STAGE = "self-test-allocating"
 
 pytestmark = pytest.mark.skipif(VALGRIND is None, reason="valgrind is not installed (apt install valgrind)")
