@@ -21,7 +21,7 @@ APT_PACKAGES=(
   espeak-ng sox libsox-fmt-all                                                          # test and demo audio
   libspeexdsp-dev                                                                       # enhancer comparison
   valgrind libnotify-bin curl
-  util-linux                                                      # prlimit: the device-loss listen test
+  util-linux                                                                            # prlimit: the device-loss listen test
 )
 
 missing=()
