@@ -104,8 +104,9 @@ def build_model(frames: int, bins: int, n_labels: int,
 
 THRESHOLD_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 # s a rise may date an onset back from its crossing. Beeping and sweeping alerts are often recognised only after a
-# second or more of their rhythm, at a low score until then: on the default model's validation split 2.5 s instead
-# of 1 s raised macro onset F1 from 0.616 to 0.638 at the same thresholds, false alarms and median latency.
+# second or more of their rhythm, at a low score until then: on the default model's validation split, lookbacks of
+# 1/2/3/4 s scored macro onset F1 0.615/0.632/0.636/0.639 at the same threshold and false alarms (median latency
+# 0.293/0.299/0.300/0.301 s, so the latency target picks 3 s; models/MODEL_CARD.md).
 RISE_LOOKBACK_GRID = (1.0, 2.0, 3.0, 4.0)
 
 

@@ -145,10 +145,9 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
          grid_lag=(None,), grid_rise=(None,), grid_off=(0.5,), grid_lookback=(1.0,),
          per_label: bool = False, fa_weight: float = 0.0) -> tuple[list[float], TrackerSettings, dict]:
     """Thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag, rise, off ratio,
-    rise lookback)
-    maximising macro onset F1 on `corpus` (a label that is present but never detected counts 0) minus `fa_weight` per false alarm per hour on its alert-free files,
-    with a steep penalty for median latency above 300 ms (in effect a constraint: a setting over the latency
-    target wins only when none meets it).
+    rise lookback) maximising macro onset F1 on `corpus` (a label that is present but never detected counts 0)
+    minus `fa_weight` per false alarm per hour on its alert-free files, with a steep penalty for median latency
+    above 300 ms (in effect a constraint: a setting over the latency target wins only when none meets it).
 
     Macro F1 alone hardly sees false alarms on alert-free audio (a few dozen files among hundreds), so it settles
     on thresholds that fire on music or whistling once a minute; `fa_weight` 0.001 makes ten false alarms per
