@@ -71,10 +71,12 @@ import Testing
     static func expectSame(_ found: Run, _ want: Run, _ name: String) {
         #expect(found.messages == want.messages, "\(name): messages")
         #expect(found.decisions.count == want.decisions.count, "\(name): decision count")
-        for (got, expected) in zip(found.decisions, want.decisions) {
-            #expect(got.streamTime == expected.streamTime && got.decisionTime == expected.decisionTime
-                    && got.scores == expected.scores, "\(name): decision at \(got.streamTime)")
+        // The first differing decision says where the runs part; the rest would only repeat it.
+        let differing = zip(found.decisions, want.decisions).first { got, expected in
+            got.streamTime != expected.streamTime || got.decisionTime != expected.decisionTime
+                || got.scores != expected.scores
         }
+        #expect(differing == nil, "\(name): decision at \(differing?.0.streamTime ?? 0)")
     }
 
     /// Periods of 37 samples (no divisor of anything) and of 32 (the default 2 ms at 16 kHz); the audio breaks at
