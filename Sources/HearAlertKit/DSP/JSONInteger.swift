@@ -19,10 +19,15 @@ enum JSONInteger {
         return integerTypeCodes.contains(String(cString: number.objCType))
     }
 
-    /// Those of `keys` that `object` (JSON text holding an object) has with a value not written as an integer, in
-    /// the order of `keys`; empty when the text is no JSON object (the caller's decoder reports that).
-    static func keys(_ keys: [String], notWrittenAsIntegersIn object: Data) -> [String] {
-        guard let values = try? JSONSerialization.jsonObject(with: object) as? [String: Any] else { return [] }
-        return keys.filter { key in values[key].map { !isWrittenAsInteger($0) } ?? false }
+    /// Those of `keys` that `object` (from `JSONSerialization`) has with a value not written as an integer, in the
+    /// order of `keys`.
+    static func keys(_ keys: [String], notWrittenAsIntegersIn object: [String: Any]) -> [String] {
+        keys.filter { key in object[key].map { !isWrittenAsInteger($0) } ?? false }
+    }
+
+    /// The same for JSON text; empty when the text is no JSON object (the caller's decoder reports that).
+    static func keys(_ keys: [String], notWrittenAsIntegersIn text: Data) -> [String] {
+        guard let object = try? JSONSerialization.jsonObject(with: text) as? [String: Any] else { return [] }
+        return Self.keys(keys, notWrittenAsIntegersIn: object)
     }
 }

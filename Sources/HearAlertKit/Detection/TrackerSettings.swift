@@ -170,7 +170,7 @@ public struct TrackerSettings: Sendable, Equatable {
             throw .invalid("the model's tracker metadata has an unknown key '\(unknown)'")
         }
         let integerKeys = Metadata.integerKeys.map(\.rawValue)
-        if let key = JSONInteger.keys(integerKeys, notWrittenAsIntegersIn: data).first {
+        if let key = JSONInteger.keys(integerKeys, notWrittenAsIntegersIn: object).first {
             throw .invalid("the model's tracker metadata '\(key)' must be a JSON integer (like 3, not 3.0)")
         }
         do {
