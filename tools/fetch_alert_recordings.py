@@ -3,15 +3,17 @@
 
 The manifest (default tools/alert_recordings.tsv) names, for each recording, its label, the Debian package and
 exact version that ships it, the path inside the .deb, the licence that covers that file (from the package's
-debian/copyright) and the sha256 of the file as extracted. For each package this tool runs
-`apt-get download PKG=VERSION` (nothing is installed, no root needed) or reuses a .deb already in --debs,
-extracts only the listed files with `dpkg-deb --fsys-tarfile`, checks every sha256 and writes
+debian/copyright), the sha256 of the file as extracted and the corpus split (train/val/test) it belongs to.
+For each package this tool runs `apt-get download PKG=VERSION` (nothing is installed, no root needed) or reuses
+a .deb already in --debs, extracts only the listed files with `dpkg-deb --fsys-tarfile`, checks every sha256 and
+writes
 
     OUT/<label>/<package>__<basename>        (original format; soundfile reads .wav/.ogg/.oga)
+    OUT/splits.tsv                           (path<TAB>split: each recording's split from the manifest)
 
 which is the folder layout `make_corpus.py --alerts-dir OUT` expects. With --sources-tsv it also writes the
-provenance table models/SOURCES.tsv wants: one row per recording with the corpus split it falls into,
-computed by the very function make_corpus uses (hearalert_corpus.sources.list_audio on OUT/<label>).
+provenance table models/SOURCES.tsv wants: one row per recording with its split from the manifest, checked
+against the split make_corpus will use (hearalert_corpus.sources.list_alert_recordings on OUT).
 
 Examples:
   .venv/bin/python tools/fetch_alert_recordings.py --out /tmp/real_alerts --debs ~/debs --sources-tsv /tmp/S.tsv
@@ -38,10 +40,11 @@ import soundfile as sf
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hearalert_corpus import LABELS, SPLITS  # noqa: E402
-from hearalert_corpus.sources import list_audio  # noqa: E402
+from hearalert_corpus.sources import (  # noqa: E402
+    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, list_alert_recordings)
 
 DEFAULT_MANIFEST = Path(__file__).resolve().parent / "alert_recordings.tsv"
-MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "note")
+MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "split", "note")
 SOURCES_COLUMNS = ("source", "version", "path_inside", "licence", "used_for", "split")
 
 
@@ -58,6 +61,7 @@ class Recording:
     path_inside: str
     licence: str
     sha256: str
+    split: str
     note: str
 
     @property
@@ -66,17 +70,25 @@ class Recording:
         return f"{self.package}__{Path(self.path_inside).name}"
 
     @property
+    def alerts_path(self) -> str:
+        """Path relative to OUT, as OUT/splits.tsv lists it."""
+        return f"{self.label}/{self.file_name}"
+
+    @property
     def where(self) -> str:
         return f"{self.package} {self.version}: {self.path_inside}"
 
 
 def read_manifest(path: Path) -> list[Recording]:
-    """The manifest's rows, checked: exact header, known labels, 64-hex hashes, no duplicate output names."""
+    """The manifest's rows, checked: exact header, known labels, 64-hex hashes, splits, no duplicate output names."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise FetchError(f"cannot read manifest {path}: {e.strerror}") from e
     rows = list(csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if rows and tuple(rows[0]) == tuple(c for c in MANIFEST_COLUMNS if c != "split"):
+        raise FetchError(f"{path}: no split column; add one after sha256 with each recording's split "
+                         f"({', '.join(SPLITS)})")
     if not rows or tuple(rows[0]) != MANIFEST_COLUMNS:
         raise FetchError(f"{path}: header must be the tab-separated columns {' '.join(MANIFEST_COLUMNS)}")
     recordings, names = [], set()
@@ -90,6 +102,8 @@ def read_manifest(path: Path) -> list[Recording]:
             raise FetchError(f"{path}:{line}: unknown label {rec.label!r} (labels: {', '.join(LABELS)})")
         if len(rec.sha256) != 64 or any(c not in "0123456789abcdef" for c in rec.sha256):
             raise FetchError(f"{path}:{line}: sha256 must be 64 lower-case hex digits")
+        if rec.split not in SPLITS:
+            raise FetchError(f"{path}:{line}: split {rec.split!r} is not one of {', '.join(SPLITS)}")
         if not rec.package or not rec.version or not rec.path_inside or not rec.licence:
             raise FetchError(f"{path}:{line}: package, version, path_inside and licence must not be empty")
         key = (rec.label, rec.file_name)
@@ -191,32 +205,37 @@ def write_recording(rec: Recording, data: bytes, out: Path) -> Path:
     return target
 
 
-def splits_of(out: Path, recordings: list[Recording]) -> dict[Recording, str]:
-    """The split make_corpus puts each recording in: list_audio(OUT/<label>, split), exactly as make_corpus calls it."""
-    result: dict[Recording, str] = {}
-    for label in sorted({r.label for r in recordings}):
-        folder = out / label
-        membership = {p.name: split for split in SPLITS for p in list_audio(folder, split)}
-        for rec in recordings:
-            if rec.label == label:
-                result[rec] = membership[rec.file_name]
-    return result
+def write_split_list(out: Path, recordings: list[Recording]) -> Path:
+    """OUT/splits.tsv: each recording's split from the manifest, so make_corpus puts it there (not by hash)."""
+    path = out / SPLIT_LIST
+    out.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write("\t".join(SPLIT_LIST_HEADER) + "\n")
+        for rec in sorted(recordings, key=lambda r: r.alerts_path):
+            f.write(f"{rec.alerts_path}\t{rec.split}\n")
+    return path
 
 
-def strangers(out: Path, recordings: list[Recording]) -> list[Path]:
-    """Audio files already in OUT/<label>/ that the manifest does not list (make_corpus would use them too)."""
-    ours = {(r.label, r.file_name) for r in recordings}
-    found = []
-    for label in LABELS:
-        folder = out / label
-        if folder.is_dir():
-            found += [p for split in SPLITS for p in list_audio(folder, split) if (label, p.name) not in ours]
-    return sorted(found)
+def corpus_splits(out: Path) -> dict[Path, str]:
+    """The split make_corpus --alerts-dir OUT puts each audio file of OUT in (its split list, else the hash)."""
+    return {p: split for split in SPLITS for paths in list_alert_recordings(out, split).values() for p in paths}
 
 
-def write_sources(path: Path, recordings: list[Recording], splits: dict[Recording, str]) -> None:
+def check_splits(out: Path, recordings: list[Recording]) -> list[Path]:
+    """Fail unless make_corpus will use each recording in its manifest split; the files it lists that we did not
+    write (they keep the hash and make_corpus uses them too)."""
+    found = corpus_splits(out)
+    for rec in recordings:
+        split = found.get(out / rec.label / rec.file_name)
+        if split != rec.split:
+            raise FetchError(f"{rec.alerts_path}: make_corpus would put it in {split}, the manifest says {rec.split}")
+    ours = {out / r.label / r.file_name for r in recordings}
+    return sorted(p for p in found if p not in ours)
+
+
+def write_sources(path: Path, recordings: list[Recording]) -> None:
     """models/SOURCES.tsv rows: source, version, path_inside, licence, used_for=alert:<label>, split."""
-    rows = sorted((r.package, r.version, r.path_inside, r.licence, f"alert:{r.label}", splits[r]) for r in recordings)
+    rows = sorted((r.package, r.version, r.path_inside, r.licence, f"alert:{r.label}", r.split) for r in recordings)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="") as f:
         f.write("\t".join(SOURCES_COLUMNS) + "\n")
@@ -256,17 +275,18 @@ def fetch(out: Path, manifest: Path, debs: Path | None, offline: bool, sources_t
             for rec in mine:
                 written[rec] = write_recording(rec, data[rec.path_inside], out)
                 print(f"    {rec.label}/{rec.file_name}  sha256 ok", flush=True)
-    splits = splits_of(out, recordings)
-    print(f"\n{len(recordings)} recordings in {out}:")
+    split_list = write_split_list(out, recordings)
+    stray_files = check_splits(out, recordings)
+    print(f"\n{len(recordings)} recordings in {out} (splits in {split_list}):")
     for label in LABELS:
         mine = [r for r in recordings if r.label == label]
-        counts = ", ".join(f"{s} {sum(splits[r] == s for r in mine)}" for s in SPLITS)
+        counts = ", ".join(f"{s} {sum(r.split == s for r in mine)}" for s in SPLITS)
         total = sum(seconds(written[r]) for r in mine)
         print(f"  {label:12s} {len(mine):2d} files, {total:5.1f} s  ({counts})")
-    for stray in strangers(out, recordings):
-        print(f"note: {stray} is not in the manifest; make_corpus --alerts-dir will use it too")
+    for stray in stray_files:
+        print(f"note: {stray} is not in the manifest; make_corpus --alerts-dir will use it too (split by hash)")
     if sources_tsv is not None:
-        write_sources(sources_tsv, recordings, splits)
+        write_sources(sources_tsv, recordings)
         print(f"wrote {sources_tsv} ({len(recordings)} rows)")
     return 0
 
@@ -276,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, type=Path,
                    help="alerts folder to fill (one subfolder per label); pass it to make_corpus --alerts-dir")
     p.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST,
-                   help="TSV of recordings: label, package, version, path_inside, licence, sha256, note "
+                   help="TSV of recordings: label, package, version, path_inside, licence, sha256, split, note "
                         "(default: %(default)s)")
     p.add_argument("--debs", type=Path,
                    help="folder of .deb files to reuse; packages missing there are downloaded into it "
@@ -289,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         return fetch(args.out, args.manifest, args.debs, args.offline, args.sources_tsv)
-    except FetchError as e:
+    except (FetchError, RecordingsError) as e:
         print(f"fetch_alert_recordings: error: {e}", file=sys.stderr)
         return 1
 

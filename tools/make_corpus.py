@@ -5,7 +5,8 @@ Each 10-second clip mixes espeak-ng speech (or --speech-dir recordings) with noi
 adds 0-2 alerts (synthesised with wide variation, or --alerts-dir recordings) at an alert-to-background SNR of
 -10..15 dB, sometimes a hard negative (music, whistling, chirps, clicks, TV speech), all through a random
 simulated room. The same seed gives byte-identical files; each split draws from its own voices, texts, rooms
-and recordings. Per-file SNRs and sources are in corpus.json under "files" (see tools/README.md).
+and recordings (a recording's split: the one its folder's splits.tsv lists, else a hash of its path; see
+tools/README.md). Per-file SNRs and sources are in corpus.json under "files" (see tools/README.md).
 
 Examples:
   .venv/bin/python tools/make_corpus.py --out /tmp/corpus-train --hours 2 --split train --seed 1
@@ -31,7 +32,7 @@ from cli_types import number_in  # noqa: E402
 from hearalert_corpus import GENERATOR_VERSION, LABELS, SAMPLE_RATE, SPLITS  # noqa: E402
 from hearalert_corpus.mixing import MixSettings, Sources, make_clip  # noqa: E402
 from hearalert_corpus.rooms import random_room  # noqa: E402
-from hearalert_corpus.sources import list_audio  # noqa: E402
+from hearalert_corpus.sources import RecordingsError, list_alert_recordings, list_audio  # noqa: E402
 from hearalert_corpus.speech import SpeechSource, espeak_version  # noqa: E402
 from hearalert_corpus.writer import format_summary, prepare, summarise, write_clip, write_tables  # noqa: E402
 
@@ -83,20 +84,17 @@ def generate(out: Path, split: str, seed: int, files: int, settings: MixSettings
              speech_dir: str | None = None, noise_dir: str | None = None, alerts_dir: str | None = None,
              rooms: int | None = None, utterances: int | None = None, progress: bool = True) -> dict:
     """Write one split's corpus to `out`; returns its summary."""
+    alert_recordings = list_alert_recordings(alerts_dir, split) if alerts_dir is not None else {}
+    speech_recordings, noise_recordings = list_audio(speech_dir, split), list_audio(noise_dir, split)
     prepare(out)
-    alert_recordings = {}
-    if alerts_dir is not None:
-        for label in LABELS:
-            folder = Path(alerts_dir) / label
-            alert_recordings[label] = list_audio(folder, split) if folder.is_dir() else []
     rooms = rooms if rooms is not None else int(np.clip(files // 8, 4, 80))
     room_seeds = np.random.SeedSequence([seed, SPLITS.index(split), ROOM_STREAM]).spawn(rooms)
     utterances = utterances if utterances is not None else int(np.clip(files, 40, 1000))
     speech_seeds = np.random.SeedSequence([seed, SPLITS.index(split), SPEECH_STREAM]).spawn(utterances)
     ctx = get_context("fork")
     with tempfile.TemporaryDirectory(prefix="hearalert-corpus-") as workdir:
-        speech = SpeechSource.for_split(split, list_audio(speech_dir, split))
-        sources = Sources(speech, [], list_audio(noise_dir, split), alert_recordings)
+        speech = SpeechSource.for_split(split, speech_recordings)
+        sources = Sources(speech, [], noise_recordings, alert_recordings)
         job = Job(out, split, seed, settings, sources, workdir)
         with ctx.Pool(workers) as pool:
             sources.rooms = pool.map(_room_from_seed, room_seeds)
@@ -146,9 +144,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1234, help="base seed; same seed, same bytes")
     p.add_argument("--clip-seconds", type=float, default=10.0, help="length of each clip")
     p.add_argument("--alert-free-fraction", type=float, default=0.25, help="share of clips with no alert")
-    p.add_argument("--speech-dir", help="folder of real speech recordings (split by a hash of the path)")
-    p.add_argument("--noise-dir", help="folder of real noise recordings (split by a hash of the path)")
-    p.add_argument("--alerts-dir", help="folder with one subfolder per label of real alert recordings")
+    p.add_argument("--speech-dir", help="folder of real speech recordings; a file goes to the split the folder's "
+                   "optional splits.tsv gives it (lines path<TAB>split, path relative to this folder), else by a "
+                   "hash of its path")
+    p.add_argument("--noise-dir", help="folder of real noise recordings; a file goes to the split the folder's "
+                   "optional splits.tsv gives it (lines path<TAB>split, path relative to this folder), else by a "
+                   "hash of its path")
+    p.add_argument("--alerts-dir", help="folder with one subfolder per label of real alert recordings; a file goes "
+                   "to the split the folder's optional splits.tsv gives it (lines path<TAB>split, path like "
+                   "siren/a.wav), else by a hash of its path inside the label folder")
     p.add_argument("--real-alert-fraction", type=number_in(0.0, 1.0), default=0.5,
                    help="share of a label's alerts taken from its recordings in --alerts-dir, when it has any "
                         "(the rest synthesised; lower it when a label has only a few recordings)")
@@ -159,11 +163,15 @@ def main(argv: list[str] | None = None) -> int:
                            real_alert_fraction=args.real_alert_fraction)
     plan = [(args.out / name, name, hours) for name, hours in args.splits] if args.splits else \
         [(args.out, args.split, args.hours)]
-    for out, split, hours in plan:
-        files = args.files if args.files is not None else max(1, int(round(hours * 3600 / args.clip_seconds)))
-        summary = generate(out, split, args.seed, files, settings, args.workers, args.speech_dir,
-                           args.noise_dir, args.alerts_dir, progress=not args.no_progress)
-        print(format_summary(summary, out))
+    try:
+        for out, split, hours in plan:
+            files = args.files if args.files is not None else max(1, int(round(hours * 3600 / args.clip_seconds)))
+            summary = generate(out, split, args.seed, files, settings, args.workers, args.speech_dir,
+                               args.noise_dir, args.alerts_dir, progress=not args.no_progress)
+            print(format_summary(summary, out))
+    except RecordingsError as e:
+        print(f"make_corpus: error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

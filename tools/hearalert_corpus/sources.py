@@ -1,21 +1,31 @@
 """Researcher-provided recordings (speech, noise, real alerts): listing, split assignment, loading.
 
-A file's split is a stable hash of its path relative to the folder given, so the same recording always lands in
-the same split (80 % train, 10 % val, 10 % test) whatever the seed: no source overlap between splits.
+A recording's split is, by default, a stable hash of its path relative to the folder listed, so the same
+recording always lands in the same split (80 % train, 10 % val, 10 % test) whatever the seed: no source overlap
+between splits. A handful of recordings can all hash into one split, so a folder may carry a split list,
+`splits.tsv` at its root (header `path<TAB>split`, paths relative to that root): a listed file goes to its listed
+split, an unlisted one keeps the hash. For --alerts-dir the root is the alerts folder (paths like
+`siren/a.wav`) while the hash stays on the path inside the label folder (`a.wav`), as it always was.
 """
 
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import soundfile as sf
 import soxr
 
-from . import SAMPLE_RATE, SPLITS
+from . import LABELS, SAMPLE_RATE, SPLITS
 
 AUDIO_SUFFIXES = {".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif", ".au", ".mp3"}
+SPLIT_LIST = "splits.tsv"
+SPLIT_LIST_HEADER = ("path", "split")
+
+
+class RecordingsError(Exception):
+    """A recordings folder or its splits.tsv is unusable; the message is the one line the user sees."""
 
 
 def split_of(relative_path: str, buckets: tuple[int, int, int] = (8, 1, 1)) -> str:
@@ -29,15 +39,85 @@ def split_of(relative_path: str, buckets: tuple[int, int, int] = (8, 1, 1)) -> s
     raise AssertionError("unreachable")
 
 
-def list_audio(folder: str | Path | None, split: str) -> list[Path]:
-    """Audio files under `folder` (recursively) that belong to `split`, sorted for determinism."""
+def read_split_list(root: str | Path, within: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The curator's split for each file listed in ROOT/splits.tsv (path relative to ROOT -> split).
+
+    Empty when the folder has no splits.tsv. Strict, so a typo cannot silently fall back to the hash: every line
+    must be `path<TAB>split` with a plain relative path to an existing audio file (inside one of the `within`
+    subfolders when given), a split in train/val/test, and no path twice.
+    """
+    root = Path(root)
+    list_file = root / SPLIT_LIST
+    if not list_file.is_file():
+        return {}
+    try:
+        lines = list_file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecordingsError(f"{list_file}: cannot read it ({e})") from e
+
+    def fail(line: int, message: str) -> RecordingsError:
+        return RecordingsError(f"{list_file}:{line}: {message}")
+
+    if not lines or tuple(lines[0].split("\t")) != SPLIT_LIST_HEADER:
+        raise fail(1, "the first line must be the header path<TAB>split")
+    listed: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for number, text in enumerate(lines[1:], start=2):
+        if not text.strip():
+            continue
+        fields = text.split("\t")
+        if len(fields) != 2 or not fields[0]:
+            raise fail(number, f"expected path<TAB>split, got {text!r}")
+        path, split = fields
+        if PurePosixPath(path).is_absolute() or path != PurePosixPath(path).as_posix() or \
+                any(part in (".", "..") for part in path.split("/")):
+            raise fail(number, f"{path!r} must be a plain path relative to {root}, like a/b.wav "
+                               "(no leading /, no . or .. parts, no //)")
+        if split not in SPLITS:
+            raise fail(number, f"split {split!r} is not one of {', '.join(SPLITS)}")
+        if path in listed:
+            raise fail(number, f"{path} is listed twice (first on line {first_line[path]})")
+        if not (root / path).is_file():
+            raise fail(number, f"{path}: no such file in {root}")
+        if PurePosixPath(path).suffix.lower() not in AUDIO_SUFFIXES:
+            raise fail(number, f"{path} is not an audio file ({', '.join(sorted(AUDIO_SUFFIXES))})")
+        parts = PurePosixPath(path).parts
+        if within is not None and (len(parts) < 2 or parts[0] not in within):
+            raise fail(number, f"{path} is not inside a label folder (one of {', '.join(within)})")
+        listed[path] = split
+        first_line[path] = number
+    return listed
+
+
+def list_audio(folder: str | Path | None, split: str, root: str | Path | None = None) -> list[Path]:
+    """Audio files under `folder` (recursively) that belong to `split`, sorted for determinism.
+
+    The split list read is ROOT/splits.tsv (ROOT defaults to `folder`, and must contain it); a file it does not
+    list goes by split_of(its path relative to `folder`).
+    """
     if folder is None:
         return []
-    root = Path(folder)
-    if not root.is_dir():
-        raise FileNotFoundError(f"{root}: not a folder")
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES)
-    return [p for p in files if split_of(p.relative_to(root).as_posix()) == split]
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RecordingsError(f"{folder}: not a folder")
+    root = folder if root is None else Path(root)
+    listed = read_split_list(root)
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES)
+    return [p for p in files
+            if listed.get(p.relative_to(root).as_posix(), split_of(p.relative_to(folder).as_posix())) == split]
+
+
+def list_alert_recordings(alerts_dir: str | Path, split: str) -> dict[str, list[Path]]:
+    """Per label, the recordings of `split` in ALERTS_DIR/<label>/ (none for a label without a folder).
+
+    ALERTS_DIR/splits.tsv lists paths relative to ALERTS_DIR (e.g. siren/a.wav); each must be in a label folder.
+    """
+    alerts_dir = Path(alerts_dir)
+    if not alerts_dir.is_dir():
+        raise RecordingsError(f"{alerts_dir}: not a folder")
+    read_split_list(alerts_dir, within=LABELS)
+    return {label: list_audio(alerts_dir / label, split, root=alerts_dir) if (alerts_dir / label).is_dir() else []
+            for label in LABELS}
 
 
 def load_audio(path: Path) -> np.ndarray:
