@@ -87,8 +87,9 @@ def default_spec() -> dict:
 def load_spec(path_or_dict) -> dict:
     """Reads (a path or str path to JSON, or a dict) and validates a spec; returns a normalised copy.
 
-    Strict like Swift: unknown keys, missing keys (only ``normalization`` may be absent), wrong JSON types and
-    out-of-range values raise FeatureSpecError. Numbers become int/float, normalization arrays float32.
+    Strict like Swift: unknown keys, missing keys (only ``normalization`` may be absent), wrong JSON types (an
+    integer key written ``512.0`` or ``5e2`` included) and out-of-range values raise FeatureSpecError. Numbers
+    become int/float, normalization arrays float32.
     """
     if isinstance(path_or_dict, dict):
         raw = path_or_dict
@@ -119,8 +120,9 @@ def load_spec(path_or_dict) -> dict:
             raise FeatureSpecError(f'feature spec: missing key "{key}"')
         value = raw[key]
         if key in _INTEGER_KEYS:
-            # JSON has one number type; Swift's decoder accepts 512 and 512.0 but not 512.5 or true.
-            if not _is_number(value) or not math.isfinite(value) or float(value) != int(value):
+            # A JSON integer: 512, never 512.0, 5e2 or true (json.loads makes those float and bool), as the Swift
+            # host and the C core demand (FORMAT.md, "Integers").
+            if not _is_integer(value):
                 raise FeatureSpecError(f'feature spec: "{key}" must be an integer')
             spec[key] = int(value)
         elif key in _NUMBER_KEYS:
@@ -143,6 +145,11 @@ def load_spec(path_or_dict) -> dict:
 def _is_number(value) -> bool:
     """JSON numbers, and numpy scalars from a researcher's own dict; not booleans (JSON true is no number)."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_integer(value) -> bool:
+    """JSON integers, and numpy integers from a researcher's own dict; not floats, even integral ones, nor bools."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def _load_normalization(value):

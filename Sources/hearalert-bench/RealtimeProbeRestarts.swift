@@ -2,10 +2,13 @@ import HearAlertKit
 
 // A stage of `hearalert-bench realtime-probe` (RealtimeProbe.swift): the detector's stream restarts.
 
-/// The detector as `listen` drives it when the capture device is lost and reopened: in every loop of the audio the
-/// stream restarts while the siren sounds (2 s in), which ends that alert, and the siren still sounding after it is
-/// announced again; a decision observer is attached throughout. Restarting, the observer and the re-announcement
-/// must allocate nothing, as the rest of the real-time path.
+/// The detector as `listen` drives it when the capture device is lost and reopened, through the same queue of
+/// breaks (`CaptureRestarts`) and follower (`CaptureStreamFollower`): in every loop of the audio two breaks are
+/// published at once, ahead of the audio read (as when the processing loop lags behind two losses), one while the
+/// siren sounds (2 s in) and one between the smoke alarm's first two beeps (5.5 s in, inside the merge gap); each
+/// restarts the stream at its own sample, which ends the alert in progress there at once, and the alert still
+/// sounding after it is announced again; a decision observer is attached throughout. Publishing, taking, restarting, the observer and the re-announcements must allocate
+/// nothing, as the rest of the real-time path.
 final class DetectorRestartStage: ProbeStage {
     /// Decisions seen by the observer (a class, so the observer only bumps a counter through a reference).
     private final class Tally {
@@ -14,27 +17,44 @@ final class DetectorRestartStage: ProbeStage {
 
     private let audio: ProbeAudio
     private let detector: AlertDetector
+    private let restarts = CaptureRestarts()
+    private var follower: CaptureStreamFollower
     private let tally = Tally()
     private var started = 0
-    private var endedAtRestart = 0
-    private var restarts = 0
+    /// Alert ends emitted while delivering a frame that begins at a break: the ends the restarts forced.
+    private var endedAtBreak = 0
+    private var published = 0
     private var failures = 0
-    /// The frame within each loop where the stream restarts: 2 s, mid-siren (1–3 s).
-    private static let restartFrame = 200
+    /// The frame within each loop where both breaks are published: 1.9 s, before the audio reaches either.
+    private static let publishFrame = 190
+    /// The breaks' frames within each loop: 2 s, mid-siren (1–3 s), and 5.5 s, between the alarm's beeps
+    /// (4.5–7 s).
+    private static let breakFrames = [200, 550]
 
     init(audio: ProbeAudio) throws {
         self.audio = audio
         let (model, settings) = try loadToneModel()
         detector = try AlertDetector(model: model, settings: settings) { [tally] _ in tally.decisions += 1 }
+        follower = CaptureStreamFollower(restarts: restarts)
     }
 
     func process(frame: Int) {
-        if frame % audio.framesPerLoop == Self.restartFrame {
-            restarts += 1
-            detector.restartStream { if !$0.isStart { endedAtRestart += 1 } }
+        let inLoop = frame % audio.framesPerLoop
+        if inLoop == Self.publishFrame {
+            for breakFrame in Self.breakFrames {
+                restarts.streamBreaks(atSample: (frame - inLoop + breakFrame) * RealtimeProbe.periodSamples)
+                published += 1
+            }
         }
+        let atBreak = Self.breakFrames.contains(inLoop)
         do {
-            try detector.process(audio.period(frame)) { if $0.isStart { started += 1 } }
+            try follower.deliver(audio.period(frame), to: detector) { message in
+                if message.isStart {
+                    started += 1
+                } else if atBreak {
+                    endedAtBreak += 1
+                }
+            }
         } catch {
             failures += 1
         }
@@ -42,22 +62,25 @@ final class DetectorRestartStage: ProbeStage {
 
     func resetTally() {
         started = 0
-        endedAtRestart = 0
-        restarts = 0
+        endedAtBreak = 0
+        published = 0
         tally.decisions = 0
     }
 
     func verify(frames: Int) throws {
         let loops = frames / audio.framesPerLoop
-        // Per loop: the siren before the restart and again after it, and the smoke alarm.
-        guard failures == 0, restarts == loops, endedAtRestart >= loops, started >= 3 * loops,
-              tally.decisions >= frames / 8 else {
-            throw ProbeError("detector-restarts: \(restarts) restarts ended \(endedAtRestart) alerts, \(started) "
-                             + "started, \(tally.decisions) decisions observed in \(loops) loops")
+        // Per loop: two breaks, each ending the alert sounding there; the siren and the alarm before their break
+        // and again after it.
+        guard failures == 0, published == 2 * loops, endedAtBreak == 2 * loops, restarts.coalescedBreaks == 0,
+              started >= 4 * loops, tally.decisions >= frames / 8 else {
+            throw ProbeError("detector-restarts: \(published) breaks published ended \(endedAtBreak) alerts "
+                             + "(\(restarts.coalescedBreaks) coalesced), \(started) started, \(tally.decisions) "
+                             + "decisions observed in \(loops) loops")
         }
     }
 
     var summary: String {
-        "AlertDetector.restartStream mid-siren every loop, with a decision observer; the siren announced again"
+        "two capture breaks queued ahead of the audio every loop, each restarting AlertDetector mid-alert at its "
+            + "own sample (CaptureStreamFollower), with a decision observer; the alerts announced again"
     }
 }

@@ -14,9 +14,14 @@ end of the window that confirmed it).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
+#: Settings that are counts: a model's `tracker` metadata must write them as JSON integers (`3`, never `3.0` or
+#: `true`, which json.loads makes a float and a bool), as the host's TrackerSettings requires.
+INTEGER_SETTINGS = ("smoothing_frames",)
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,14 @@ class TrackerSettings:
     # s: how far before a threshold crossing a rise may stamp the onset. The host's default when the file has no
     # value (TrackerSettings.defaultOnsetRiseLookback in Swift; tools/tests/test_tracker_onset_rise.py).
     onset_rise_lookback: float = 1.0
+
+    def __post_init__(self):
+        # TrackerSettings(**json.loads(model.metadata["tracker"])) is how a model's settings are read back, so the
+        # host's rule is checked here: refusing 3.0 keeps both sides agreeing on which files are valid.
+        for name in INTEGER_SETTINGS:
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"tracker setting '{name}' must be a JSON integer (like 3, not 3.0), got {value!r}")
 
     def as_metadata(self) -> dict:
         # The optional keys are left out when they do nothing, so such files read as before.

@@ -9,6 +9,7 @@ than ~80 dB below their frame's peak, i.e. near log_floor in pure tones.
 """
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -107,6 +108,9 @@ def test_committed_specs_load(name):
     ("n_mel", 64, 'unknown key "n_mel"'),
     ("n_fft", "512", '"n_fft" must be an integer'),
     ("n_fft", 512.5, '"n_fft" must be an integer'),
+    ("n_fft", 512.0, '"n_fft" must be an integer'),
+    ("sample_rate", 16000.0, '"sample_rate" must be an integer'),
+    ("n_mels", True, '"n_mels" must be an integer'),
     ("fmin", None, '"fmin" must be a number'),
     ("power", True, '"power" must be a number'),
     ("window", "blackman", '"window" "blackman" is not one of hann, sqrt_hann, hamming'),
@@ -132,6 +136,32 @@ def test_refuses_what_swift_refuses(key, value, message):
     spec[key] = value
     with pytest.raises(features.FeatureSpecError, match=message.replace("(", r"\(").replace(".", r"\.")):
         features.load_spec(spec)
+
+
+@pytest.mark.parametrize("key", ["sample_rate", "n_fft", "win_length", "hop_length", "n_mels"])
+@pytest.mark.parametrize("spelling", ["{}.0", "{}e0", "true"])
+def test_integer_keys_must_be_json_integers_in_a_file(tmp_path, key, spelling):
+    """As the Swift host (FeatureSpecValidationTests) and the C core: 512.0, 5e2 and true are no JSON integers, so a
+    spec file writing a count that way is refused, naming the key; 512 is fine."""
+    path = tmp_path / "spec.json"
+    text = json.dumps(features.default_spec())
+    path.write_text(text)
+    assert features.load_spec(path)[key] == features.default_spec()[key]
+    literal = f'"{key}": {features.default_spec()[key]}'
+    assert literal in text
+    path.write_text(text.replace(literal, f'"{key}": ' + spelling.format(features.default_spec()[key])))
+    with pytest.raises(features.FeatureSpecError, match=re.escape(f'{path}: feature spec: "{key}" must be an integer')):
+        features.load_spec(path)
+
+
+def test_integer_spelling_is_a_type_error_in_key_order():
+    """Types are checked key by key before any range, as in Swift: n_mels 64.0 is named although hop_length 0 is
+    out of range, and sample_rate "16000" (an earlier key) before it."""
+    spec = {**features.default_spec(), "n_mels": 64.0, "hop_length": 0}
+    with pytest.raises(features.FeatureSpecError, match='"n_mels" must be an integer'):
+        features.load_spec(spec)
+    with pytest.raises(features.FeatureSpecError, match='"sample_rate" must be an integer'):
+        features.load_spec({**spec, "sample_rate": "16000"})
 
 
 def test_missing_keys_are_errors_except_normalization():
@@ -291,8 +321,9 @@ def test_numpy_scalars_are_numbers_but_booleans_are_not():
     spec = {**features.default_spec(), "n_fft": np.int64(512), "fmin": np.float32(50.0)}
     loaded = features.load_spec(spec)
     assert loaded["n_fft"] == 512 and type(loaded["n_fft"]) is int and type(loaded["fmin"]) is float
-    with pytest.raises(features.FeatureSpecError, match='"n_fft" must be an integer'):
-        features.load_spec({**features.default_spec(), "n_fft": np.bool_(True)})
+    for value in (np.bool_(True), np.float64(512.0)):
+        with pytest.raises(features.FeatureSpecError, match='"n_fft" must be an integer'):
+            features.load_spec({**features.default_spec(), "n_fft": value})
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -17,10 +17,14 @@ extension FeatureSpec {
         }
     }
 
-    /// Decodes and validates a spec from JSON text, e.g. a model file's `features` metadata value.
+    /// Decodes and validates a spec from JSON text, e.g. a model file's `features` metadata value. Integer keys
+    /// must hold JSON integers: `512.0` or `5e2` is refused, as the C core and tools/features.py refuse it.
     public init(json: Data) throws {
+        let decoder = JSONDecoder()
+        decoder.userInfo[.featureSpecNonIntegerKeys] = Set(
+            JSONInteger.keys(Self.integerKeys.map(\.stringValue), notWrittenAsIntegersIn: json))
         do {
-            self = try JSONDecoder().decode(FeatureSpec.self, from: json)
+            self = try decoder.decode(FeatureSpec.self, from: json)
         } catch let error as FeatureSpecError {
             throw error
         } catch {

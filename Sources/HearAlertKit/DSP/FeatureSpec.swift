@@ -130,12 +130,18 @@ public struct FeatureSpec: Codable, Sendable, Equatable {
 
 // Decoding lives in this file so that it replaces the synthesised conformance rather than redeclaring it.
 extension FeatureSpec {
+    /// Keys whose values must be JSON integers (`512`, never `512.0`), as the C core and tools/features.py demand.
+    static let integerKeys: [CodingKeys] = [.sampleRate, .nFFT, .winLength, .hopLength, .nMels]
+
     /// Decodes strictly and validates: an unknown or missing key, a wrong type or an out-of-range value is a
     /// `FeatureSpecError`, because a spec the host does not fully understand must not be half-honoured.
-    /// Only `normalization` may be absent (meaning null).
+    /// Only `normalization` may be absent (meaning null). A decoder cannot see whether a number was written as an
+    /// integer, so `init(json:)` lists the integer keys written otherwise (`512.0`, `5e2`) in the decoder's
+    /// `userInfo` under `.featureSpecNonIntegerKeys`, and those are refused here, in the order of the keys.
     public init(from decoder: any Decoder) throws {
         try StrictKeys.reject(unknownIn: decoder, known: CodingKeys.allCases.map(\.stringValue), context: "")
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let nonIntegerKeys = decoder.userInfo[.featureSpecNonIntegerKeys] as? Set<String> ?? []
         func field<T: Decodable>(_ key: CodingKeys, _ type: T.Type, _ expected: String) throws -> T {
             do {
                 return try container.decode(type, forKey: key)
@@ -146,6 +152,12 @@ extension FeatureSpec {
             } catch {
                 throw FeatureSpecError.wrongType(key: key.stringValue, expected: expected)
             }
+        }
+        func integer(_ key: CodingKeys) throws -> Int {
+            if nonIntegerKeys.contains(key.stringValue) {
+                throw FeatureSpecError.wrongType(key: key.stringValue, expected: "an integer")
+            }
+            return try field(key, Int.self, "an integer")
         }
         func choice<T: RawRepresentable & CaseIterable>(_ key: CodingKeys, _ type: T.Type) throws -> T
         where T.RawValue == String {
@@ -163,13 +175,13 @@ extension FeatureSpec {
             return try field(.normalization, Normalization?.self, "null or {\"mean\": [numbers], \"std\": [numbers]}")
         }
         self.init(
-            sampleRate: try field(.sampleRate, Int.self, "an integer"),
-            nFFT: try field(.nFFT, Int.self, "an integer"),
-            winLength: try field(.winLength, Int.self, "an integer"),
-            hopLength: try field(.hopLength, Int.self, "an integer"),
+            sampleRate: try integer(.sampleRate),
+            nFFT: try integer(.nFFT),
+            winLength: try integer(.winLength),
+            hopLength: try integer(.hopLength),
             window: try choice(.window, Window.self),
             kind: try choice(.kind, Kind.self),
-            nMels: try field(.nMels, Int.self, "an integer"),
+            nMels: try integer(.nMels),
             fmin: try field(.fmin, Double.self, "a number"),
             fmax: try field(.fmax, Double.self, "a number"),
             melScale: try choice(.melScale, MelScale.self),
@@ -207,6 +219,12 @@ extension FeatureSpec {
             try container.encodeNil(forKey: .normalization)
         }
     }
+}
+
+extension CodingUserInfoKey {
+    /// `Set<String>`: the FeatureSpec keys that must be integers but whose JSON numbers were not written as
+    /// integers (see `FeatureSpec.init(from:)`).
+    static let featureSpecNonIntegerKeys = CodingUserInfoKey(rawValue: "HearAlert.FeatureSpec.nonIntegerKeys")!
 }
 
 extension FeatureSpec.Normalization {

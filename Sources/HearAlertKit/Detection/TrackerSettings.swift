@@ -132,7 +132,8 @@ public struct TrackerSettings: Sendable, Equatable {
         }
     }
 
-    /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored.
+    /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored, and a count
+    /// written as `3.0` is refused, as the research mirror refuses it.
     private struct Metadata: Decodable {
         var smoothingFrames: Int?
         var offRatio: Float?
@@ -153,6 +154,10 @@ public struct TrackerSettings: Sendable, Equatable {
             case onsetRiseRatio = "onset_rise_ratio"
             case onsetRiseLookback = "onset_rise_lookback"
         }
+
+        /// Keys that must hold JSON integers (`3`, never `3.0` or `true`), as tools/hearalert_train/tracker.py
+        /// requires: `JSONDecoder` alone would read `3.0` as 3.
+        static let integerKeys: [CodingKeys] = [.smoothingFrames]
     }
 
     private static func decode(_ json: String) throws(TrackerSettingsError) -> Metadata {
@@ -163,6 +168,10 @@ public struct TrackerSettings: Sendable, Equatable {
         let known = Set(Metadata.CodingKeys.allCases.map(\.rawValue))
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("the model's tracker metadata has an unknown key '\(unknown)'")
+        }
+        let integerKeys = Metadata.integerKeys.map(\.rawValue)
+        if let key = JSONInteger.keys(integerKeys, notWrittenAsIntegersIn: object).first {
+            throw .invalid("the model's tracker metadata '\(key)' must be a JSON integer (like 3, not 3.0)")
         }
         do {
             return try JSONDecoder().decode(Metadata.self, from: data)

@@ -50,8 +50,36 @@ import Testing
         #expect(try FeatureSpec(json: Self.json("normalization", nil)).normalization == nil)
     }
 
-    @Test func integralNumbersAreAcceptedAsIntegers() throws {
-        #expect(try FeatureSpec(json: Self.json("n_fft", "512.0")).nFFT == 512)
+    /// The documented JSON text with `key`'s integer literal rewritten by `spelling` (512 -> 512.0), as text: a
+    /// round trip through JSONSerialization would write 512.0 back as 512.
+    static func text(_ key: String, _ spelling: (String) -> String) -> Data {
+        let literal = try! Regex("\"\(key)\": ([0-9]+)")
+        let match = Self.documented.firstMatch(of: literal)!
+        let digits = String(match.output[1].substring!)
+        return Data(Self.documented.replacingCharacters(in: match.range, with: "\"\(key)\": \(spelling(digits))").utf8)
+    }
+
+    /// Counts and sizes must be JSON integers (FORMAT.md "Integers"), as tools/features.py and the C core demand,
+    /// although `JSONDecoder` alone reads 512.0 as 512: 512.0, 5e2 and true are refused, naming the key.
+    @Test(arguments: ["sample_rate", "n_fft", "win_length", "hop_length", "n_mels"])
+    func integerKeysRefuseOtherNumbersAndBooleans(key: String) throws {
+        #expect(try FeatureSpec(json: Self.text(key) { $0 }) == FeatureSpec(), "written as an integer")
+        for spelling in [{ (digits: String) in "\(digits).0" }, { "\($0)e0" }, { _ in "true" }] {
+            let text = Self.text(key, spelling)
+            #expect(Self.error(decoding: text) == .wrongType(key: key, expected: "an integer"),
+                    "\(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
+    /// As in tools/features.py, every key's type is checked, in the keys' order, before any value's range: a
+    /// 64.0 for `n_mels` is named even when `hop_length` (0) is out of range, and an earlier key's wrong type
+    /// is named before a later key's spelling.
+    @Test func integerSpellingIsATypeErrorInKeyOrder() throws {
+        var text = String(decoding: Self.text("n_mels") { "\($0).0" }, as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"hop_length\": 256", with: "\"hop_length\": 0")
+        #expect(Self.error(decoding: Data(text.utf8)) == .wrongType(key: "n_mels", expected: "an integer"))
+        text = text.replacingOccurrences(of: "\"sample_rate\": 16000", with: "\"sample_rate\": \"16000\"")
+        #expect(Self.error(decoding: Data(text.utf8)) == .wrongType(key: "sample_rate", expected: "an integer"))
     }
 
     @Test(arguments: [
@@ -104,6 +132,11 @@ import Testing
         try Self.json("hop", "160").write(to: bad)
         #expect(throws: FeatureSpecError.inFile(path: bad.path, .unknownKeys(["hop"]))) {
             try FeatureSpec(contentsOf: bad)
+        }
+        let fractional = folder.appendingPathComponent("fractional.json")
+        try Self.text("n_fft") { "\($0).0" }.write(to: fractional)
+        #expect(throws: FeatureSpecError.inFile(path: fractional.path, .wrongType(key: "n_fft", expected: "an integer"))) {
+            try FeatureSpec(contentsOf: fractional)
         }
         let missing = folder.appendingPathComponent("missing.json")
         #expect(throws: FeatureSpecError.unreadable(path: missing.path, reason: "no such file")) {

@@ -34,6 +34,24 @@ import Testing
         #expect(settings.mergeGap == 1.0 && settings.smoothingFrames == TrackerSettings.fallback.smoothingFrames)
     }
 
+    /// A count must be a JSON integer, as the research mirror (tools/hearalert_train/tracker.py) requires;
+    /// `JSONDecoder` alone would read 3.0 as 3. Seconds and ratios may be written either way.
+    @Test(arguments: ["3.0", "3e0", "true"])
+    func smoothingFramesMustBeAJSONInteger(value: String) {
+        let refused = TrackerSettingsError.invalid(
+            "the model's tracker metadata 'smoothing_frames' must be a JSON integer (like 3, not 3.0)")
+        #expect(throws: refused) {
+            try TrackerSettings(labels: ["siren"], thresholds: [0.5],
+                                trackerMetadata: #"{"smoothing_frames": \#(value)}"#)
+        }
+    }
+
+    @Test func integersAreAcceptedWhereverNumbersAre() throws {
+        let settings = try TrackerSettings(labels: ["siren"], thresholds: [0.5],
+                                           trackerMetadata: #"{"smoothing_frames": 3, "merge_gap": 1, "cooldown": 2e0}"#)
+        #expect(settings.smoothingFrames == 3 && settings.mergeGap == 1 && settings.cooldown == 2)
+    }
+
     @Test func badValuesAreRejectedWithAReason() {
         #expect(throws: TrackerSettingsError.unknownLabel("sirene", known: ["siren"])) {
             try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: nil,
