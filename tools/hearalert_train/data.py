@@ -148,6 +148,16 @@ def window_targets(events: list[tuple[float, float, int]], end: float, n_labels:
     return target
 
 
+def near_onset(events: list[tuple[float, float, int]], end: float, n_labels: int, span: float) -> np.ndarray:
+    """1 for each label one of whose events began within the `span` seconds before `end` (a window ending in an
+    alert's first moments, where an early, confident decision sets the onset latency), else 0."""
+    near = np.zeros(n_labels, dtype=np.float32)
+    for onset, _, k in events:
+        if onset < end <= onset + span:
+            near[k] = 1.0
+    return near
+
+
 def _shift_bands(feature: np.ndarray, k: int, floor: np.floating) -> np.ndarray:
     """Move a [frames, bands] log-Mel window `k` bands up (k > 0) or down, filling with the floor."""
     if k == 0:
@@ -160,6 +170,9 @@ def _shift_bands(feature: np.ndarray, k: int, floor: np.floating) -> np.ndarray:
     return out
 
 
+# s after an onset that count as an alert's first moments for near_onset (train.py --onset-weight): the latency
+# target is 0.3 s, and a decision in this span decides whether the onset is announced in time.
+ONSET_SPAN = 0.5
 LEVEL_CHANGE_DB = (-15.0, 10.0)  # overall level change of a training window: quiet and loud rooms, near and far
 
 
@@ -214,10 +227,13 @@ class WindowSampler:
         return i, int(self.rng.integers(-self.geometry.start_padding,
                                         len(self.clips[i].mixture) - self.geometry.frames + 1))
 
-    def _targets(self, i: int, first: int) -> np.ndarray:
-        return window_targets(self.clips[i].events, self.geometry.window_end(first), self.n_labels, self.region)
+    def _targets(self, i: int, first: int) -> tuple[np.ndarray, np.ndarray]:
+        """The window's targets and its near-onset flags (`near_onset` over ONSET_SPAN)."""
+        events, end = self.clips[i].events, self.geometry.window_end(first)
+        return (window_targets(events, end, self.n_labels, self.region),
+                near_onset(events, end, self.n_labels, ONSET_SPAN))
 
-    def _sample(self) -> tuple[np.ndarray, np.ndarray]:
+    def _sample(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rng, t = self.rng, self.geometry.frames
         if self.hard_negative_fraction and rng.random() < self.hard_negative_fraction:
             return self._hard_negative()
@@ -226,7 +242,7 @@ class WindowSampler:
         else:
             i, first = self._random()
         clip = self.clips[i]
-        target = self._targets(i, first)
+        target, near = self._targets(i, first)
         level = float(rng.uniform(*LEVEL_CHANGE_DB))
         if clip.alert is None or rng.random() < self.exact_fraction:
             feature = self._feature(self._power(_frames(clip.mixture, first, t), level))
@@ -242,20 +258,22 @@ class WindowSampler:
                 j, first2 = self._positive(int(rng.choice(self.present)))
                 if self.clips[j].alert is not None:
                     power = power + self._power(_frames(self.clips[j].alert, first2, t), rng.uniform(-10, 3))
-                    target = np.maximum(target, self._targets(j, first2))
+                    target2, near2 = self._targets(j, first2)
+                    target, near = np.maximum(target, target2), np.maximum(near, near2)
             if rng.random() < self.background_fraction:  # another clip's background on top
                 j, first2 = self._random()
                 power = power + self._power(_frames(self.clips[j].background, first2, t), rng.uniform(-10, 0))
             feature = self._feature(power * np.float32(10 ** (level / 10)))
-        return self._normalise(feature), target
+        return self._normalise(feature), target, near
 
-    def _hard_negative(self) -> tuple[np.ndarray, np.ndarray]:
+    def _hard_negative(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rng, g = self.rng, self.geometry
         i = self.hard_negatives[int(rng.integers(len(self.hard_negatives)))]
         first = int(rng.integers(-g.start_padding, len(self.clips[i].background) - g.frames + 1))
         feature = self._feature(self._power(_frames(self.clips[i].background, first, g.frames),
                                             float(rng.uniform(*LEVEL_CHANGE_DB))))
-        return self._normalise(feature), np.zeros(self.n_labels, dtype=np.float32)
+        zeros = np.zeros(self.n_labels, dtype=np.float32)
+        return self._normalise(feature), zeros, zeros.copy()
 
     def _normalise(self, feature: np.ndarray) -> np.ndarray:
         """Floor and per-band normalisation, then (sometimes) a SpecAugment frequency mask."""
@@ -267,6 +285,7 @@ class WindowSampler:
             feature[:, low:low + width] = 0.0
         return feature
 
-    def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
-        xs, ys = zip(*(self._sample() for _ in range(size)))
-        return np.stack(xs).astype(np.float32), np.stack(ys)
+    def batch(self, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Windows [size, frames, bands], targets [size, labels] and near-onset flags [size, labels]."""
+        xs, ys, nears = zip(*(self._sample() for _ in range(size)))
+        return np.stack(xs).astype(np.float32), np.stack(ys), np.stack(nears)

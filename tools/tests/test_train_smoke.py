@@ -103,7 +103,7 @@ def test_c_core_matches_pytorch_on_the_same_features(trained):
 
 # --- the pieces whose semantics must match the host: decision timing, targets, the event tracker ---
 
-from hearalert_train.data import window_targets  # noqa: E402
+from hearalert_train.data import near_onset, window_targets  # noqa: E402
 from hearalert_train.tracker import TrackerSettings, track  # noqa: E402
 
 
@@ -146,8 +146,9 @@ def test_hard_negative_windows_come_from_negative_backgrounds_without_their_aler
     clips = [ClipFeatures("alert.wav", loud, loud, loud, [(0.0, 1.0, 0)], 0.0, None),  # no negative
              ClipFeatures("music.wav", loud, quiet, loud, [(0.0, 1.0, 1)], 0.0, "music")]
     sampler = WindowSampler(clips, g, spec, 2, 0.2, np.random.default_rng(3), hard_negative_fraction=0.5)
-    windows, targets = sampler.batch(400)
+    windows, targets, near = sampler.batch(400)
     hard = np.all(targets == 0, axis=1)
+    assert near.any() and np.all(targets[near > 0] > 0)  # a window flagged near an onset holds that alert
     # Every alert-free target here is a hard negative (both clips carry an alert over their whole length), and
     # each is the negative clip's background (-20 dB, level changed by -15..10 dB), never the alert (30 dB).
     assert 0.4 < hard.mean() < 0.6
@@ -166,6 +167,15 @@ def test_targets_are_coverage_of_the_window_end():
     assert window_targets(events, 2.2, 2, 0.5)[0] == pytest.approx(1.0)
     assert window_targets(events, 2.2, 2, 0.5)[1] == pytest.approx(1.0)  # a short event counts fully
     assert window_targets(events, 3.3, 2, 0.5)[0] == pytest.approx(0.4)
+
+
+def test_near_onset_flags_only_an_alerts_first_moments():
+    events = [(1.0, 3.0, 0), (2.0, 2.1, 1)]
+    assert list(near_onset(events, 1.0, 2, 0.5)) == [0.0, 0.0]  # the onset itself: nothing heard yet
+    assert list(near_onset(events, 1.3, 2, 0.5)) == [1.0, 0.0]
+    assert list(near_onset(events, 1.5, 2, 0.5)) == [1.0, 0.0]  # the span's end is inside
+    assert list(near_onset(events, 1.6, 2, 0.5)) == [0.0, 0.0]  # the alert goes on, but is no longer new
+    assert list(near_onset(events, 2.4, 2, 0.5)) == [0.0, 1.0]  # a short event: flagged after its offset too
 
 
 def _run(scores, settings, thresholds=(0.5,), step=0.1):
