@@ -107,6 +107,12 @@ def list_audio(folder: str | Path | None, split: str, root: str | Path | None = 
             if listed.get(p.relative_to(root).as_posix(), split_of(p.relative_to(folder).as_posix())) == split]
 
 
+def recording_file_name(package: str, path_inside: str) -> str:
+    """The name a real recording gets under ALERTS_DIR/<label>/ (fetch_alert_recordings.py), which make_corpus
+    records as its alerts' kind, `recorded:<name>`: the package keeps names unique and the provenance visible."""
+    return f"{package}__{PurePosixPath(path_inside).name}"
+
+
 def list_alert_recordings(alerts_dir: str | Path, split: str) -> dict[str, list[Path]]:
     """Per label, the recordings of `split` in ALERTS_DIR/<label>/ (none for a label without a folder).
 
