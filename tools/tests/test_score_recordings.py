@@ -42,7 +42,8 @@ def write_evaluation(path: Path, detections: dict) -> Path:
 def write_sources(path: Path) -> Path:
     path.write_text("source\tversion\tpath_inside\tlicence\tused_for\tsplit\n"
                     "pkg\t1\tusr/share/horn.wav\tCC0-1.0\talert:car_horn\ttrain\n"
-                    "pkg\t1\tusr/share/ring.ogg\tCC0-1.0\talert:phone_ring\ttest\n")
+                    "pkg\t1\tusr/share/ring.ogg\tCC0-1.0\talert:phone_ring\ttest\n"
+                    "pkg\t1\tusr/share/sf2/Bank.sf2#Old Bell\tMIT\talert:phone_ring\ttrain\n")
     return path
 
 
@@ -73,7 +74,7 @@ def case(tmp_path):
 def test_every_alert_is_tallied_by_recording_and_by_kind_and_snr(case):
     corpus, evaluation, sources = case
     heard = score_recordings.heard_recordings(sources)
-    assert heard == {"pkg__horn.wav"}
+    assert heard == {"pkg__horn.wav", "pkg__Bank__Old_Bell.wav"}  # a container member: named as fetched
     result = score_recordings.score(corpus, score_recordings.load_detections(evaluation), heard)
     recordings = {k: t.as_dict() for k, t in result["recordings"].items()}
     assert recordings == {
@@ -144,3 +145,13 @@ def test_a_corpus_without_per_alert_extras_is_refused(case, tmp_path, capsys):
     args = ["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources", str(sources)]
     assert score_recordings.main(args) == 1
     assert "lists no alerts per file" in capsys.readouterr().err
+
+
+def test_a_sources_row_with_a_malformed_excerpt_is_a_one_line_error(case, tmp_path, capsys):
+    corpus, evaluation, _ = case
+    bad = tmp_path / "S.tsv"
+    bad.write_text("source\tversion\tpath_inside\tlicence\tused_for\tsplit\n"
+                   "pkg\t1\tusr/share/horn.wav#t=5,1\tCC0-1.0\talert:car_horn\ttrain\n")
+    assert score_recordings.main(["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
