@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpus_format import CorpusFormatError, read_corpus
+from corpus_format import Corpus, CorpusFormatError, Event, read_corpus
 from hearalert_corpus.sources import RecordingsError, recording_file_name
 
 RECORDED = "recorded:"
@@ -71,8 +71,9 @@ def heard_recordings(sources: Path | None) -> set[str]:
     return {recording_file_name(r["source"], r["path_inside"]) for r in rows if r["split"] == "train"}
 
 
-def load_detections(path: Path) -> dict[str, list[dict]]:
-    """filename -> detections ({label, onset, offset}) from `hearalert evaluate --per-file --json`."""
+def load_detections(path: Path, fields: tuple[str, ...] = ("label", "onset", "offset")) -> dict[str, list[dict]]:
+    """filename -> detections from `hearalert evaluate --per-file --json`, each a dict of `fields` (the label a
+    string, the times floats: onset, offset, detected_at)."""
     try:
         report = json.loads(path.read_text())
     except OSError as e:
@@ -85,12 +86,35 @@ def load_detections(path: Path) -> dict[str, list[dict]]:
     detections = {}
     for index, f in enumerate(files):
         try:
-            detections[f["filename"]] = [{"label": str(d["label"]), "onset": float(d["onset"]),
-                                          "offset": float(d["offset"])} for d in f["detections"]]
+            detections[f["filename"]] = [{k: str(d[k]) if k == "label" else float(d[k]) for k in fields}
+                                         for d in f["detections"]]
         except (KeyError, TypeError, ValueError) as e:
             raise InputError(f"{path}: files[{index}] is not a file result with a filename and detections "
-                             f"(label, onset, offset): {e!r}") from e
+                             f"({', '.join(fields)}): {e!r}") from e
     return detections
+
+
+def detections_of(corpus_dir: Path, detections: dict[str, list[dict]], filename: str) -> list[dict]:
+    """The evaluation's detections in one corpus file; a file it lacks means it was made on another corpus."""
+    if filename not in detections:
+        raise InputError(f"{corpus_dir}: {filename} has no detections in the evaluation; was it made on "
+                         "this corpus?")
+    return detections[filename]
+
+
+def alert_events(corpus: Corpus, filename: str) -> list[tuple[dict, Event]]:
+    """Each alert of corpus.json files[filename].alerts paired with its reference event: the annotated event of
+    its label starting nearest its start_s (clipped to 0, as an alert already sounding when the clip starts is
+    annotated from 0), at most ONSET_MATCH away. An alert without one (it starts after the clip ends, or merged
+    into an earlier event of its label) is left out."""
+    pairs = []
+    for alert in corpus.file_extras(filename).get("alerts", []):
+        start = max(0.0, alert["start_s"])
+        candidates = [e for e in corpus.events_of(filename)
+                      if e.label == alert["label"] and abs(e.onset - start) <= ONSET_MATCH]
+        if candidates:
+            pairs.append((alert, min(candidates, key=lambda e: abs(e.onset - start))))
+    return pairs
 
 
 def overlaps(d: dict, start: float, end: float) -> bool:
@@ -107,18 +131,9 @@ def score(corpus_dir: Path, detections: dict[str, list[dict]], heard: set[str]) 
     groups: dict[str, Tally] = {}
     for f in corpus.files:
         extras = corpus.file_extras(f.filename)
-        if f.filename not in detections:
-            raise InputError(f"{corpus_dir}: {f.filename} has no detections in the evaluation; was it made on "
-                             "this corpus?")
-        dets = detections[f.filename]
+        dets = detections_of(corpus_dir, detections, f.filename)
         snr = extras.get("alert_snr_db")
-        for alert in extras.get("alerts", []):
-            start = max(0.0, alert["start_s"])
-            candidates = [e for e in corpus.events_of(f.filename)
-                          if e.label == alert["label"] and abs(e.onset - start) <= ONSET_MATCH]
-            if not candidates:
-                continue  # the alert starts after the clip ends, or merged into an earlier event of its label
-            event = min(candidates, key=lambda e: abs(e.onset - start))
+        for alert, event in alert_events(corpus, f.filename):
             end = min(event.offset, event.onset + FIRST_SECONDS) + COLLAR
             same = [d for d in dets if d["label"] == alert["label"]]
             found = any(overlaps(d, event.onset, end) for d in same)
@@ -159,11 +174,17 @@ def format_tables(result: dict, heard: set[str]) -> str:
     return "\n".join(lines)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def corpus_and_evaluation_parser(description: str) -> argparse.ArgumentParser:
+    """A command line taking --corpus and --evaluation, as the tools scoring the host's detections on a corpus do."""
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--corpus", required=True, type=Path, help="corpus folder (made by make_corpus.py)")
     p.add_argument("--evaluation", required=True, type=Path,
                    help="hearalert evaluate --per-file --json output for that corpus")
+    return p
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = corpus_and_evaluation_parser(__doc__)
     p.add_argument("--sources", type=Path, default=Path(__file__).resolve().parent.parent / "models" / "SOURCES.tsv",
                    help="the model's SOURCES.tsv: its train-split recordings count as heard "
                         "(default models/SOURCES.tsv, the default model's)")
