@@ -14,8 +14,8 @@ Reference events (annotations.tsv), first class that applies:
   found                   a detection of its label is stamped within the collar of its onset. Events are taken
                           in onset order; each takes the nearest such detection not already used by an earlier
                           event (one detection finds at most one event, as in sed_eval)
-  stamped late / early    detections of its label, not used to find another event, overlap it, but none is
-                          stamped within the collar. The one stamped nearest its onset decides late or early
+  stamped late,           detections of its label, not used to find another event, overlap it, but none is
+  stamped early           stamped within the collar. The one stamped nearest its onset decides late or early
                           (a tie goes to the earlier); an event with detections on both sides counts once, in
                           that detection's class, and is also counted as "both sides" in the stamping table
   heard as another label  only detections of other labels overlap it
