@@ -56,9 +56,12 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   # wheel while it unpacks. Refuse early, in one line, rather than fail half-way with "No space left on device".
   need_kb=$((8 * 1024 * 1024))
   free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+  if [ -d .venv ] && [ ! -L .venv ]; then  # a stale environment is removed below: its space counts as free
+    free_kb=$((free_kb + $(du -sk .venv | cut -f1)))
+  fi
   tmp_free_kb=$(df -Pk "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $4 }')
   if ((free_kb < need_kb || tmp_free_kb < need_kb / 4)); then
-    echo "setup: not enough disk space for .venv: $((free_kb / 1024)) MB free here and $((tmp_free_kb / 1024)) MB" \
+    echo "setup: not enough disk space for .venv: $((free_kb / 1024)) MB available here and $((tmp_free_kb / 1024)) MB" \
       "in ${TMPDIR:-/tmp}; it needs about 8 GB here and 2 GB there (PyTorch with its CUDA libraries)." \
       "Free some space, or point TMPDIR at a larger disk, and run again." >&2
     exit 1
