@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 from collections import Counter
 from pathlib import Path
@@ -257,4 +258,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `… | head` ends the tables quietly, as a Unix filter does
     sys.exit(main())

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import signal
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -208,4 +209,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `… | head` ends the tables quietly, as a Unix filter does
     sys.exit(main())
