@@ -47,7 +47,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import signal
 import sys
@@ -58,7 +57,7 @@ import numpy as np
 
 from corpus_format import CorpusFormatError, Event, read_corpus
 from score_recordings import (COLLAR, ONSET_MATCH, RECORDED, InputError, corpus_and_evaluation_parser, detections_of,
-                              load_detections, overlaps)
+                              file_alerts, load_detections, overlaps, write_json)
 
 FOUND, LATE, EARLY, OTHER_LABEL, MISSED = "found", "stamped late", "stamped early", "heard as another label", "missed"
 EVENT_CLASSES = (FOUND, LATE, EARLY, OTHER_LABEL, MISSED)
@@ -153,7 +152,7 @@ def analyse(corpus_dir: Path, detections: dict[str, list[dict]], collar: float =
     for f in corpus.files:
         dets = detections_of(corpus_dir, detections, f.filename)
         snr = corpus.file_extras(f.filename).get("alert_snr_db")
-        alerts = corpus.file_extras(f.filename).get("alerts", [])
+        alerts = file_alerts(corpus, f.filename)
         events = corpus.events_of(f.filename)
         rows, classes = classify_file(events, dets, collar)
         for r in rows:
@@ -248,12 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         detections = load_detections(args.evaluation, ("label", "onset", "offset", "detected_at"))
         result = analyse(args.corpus, detections, args.collar)
+        print(format_tables(result))
+        if args.json:
+            write_json(args.json, result)
     except (InputError, CorpusFormatError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(format_tables(result))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1) + "\n")
     return 0
 
 

@@ -103,13 +103,35 @@ def detections_of(corpus_dir: Path, detections: dict[str, list[dict]], filename:
     return detections[filename]
 
 
+def file_alerts(corpus: Corpus, filename: str) -> list[dict]:
+    """corpus.json files[filename].alerts, each checked to have what these tools read: a string label and kind and
+    a numeric start_s. A hand-edited or foreign corpus.json is a one-line InputError, not a traceback."""
+    alerts = corpus.file_extras(filename).get("alerts", [])
+    if not isinstance(alerts, list):
+        raise InputError(f"{corpus.root}/corpus.json: files[{filename!r}].alerts is not a list")
+    for i, a in enumerate(alerts):
+        if not (isinstance(a, dict) and isinstance(a.get("label"), str) and isinstance(a.get("kind"), str)
+                and isinstance(a.get("start_s"), (int, float)) and not isinstance(a.get("start_s"), bool)):
+            raise InputError(f"{corpus.root}/corpus.json: files[{filename!r}].alerts[{i}] needs a label, a kind "
+                             f"and a numeric start_s, got {a!r}")
+    return alerts
+
+
+def write_json(path: Path, value) -> None:
+    """Write `value` as indented JSON; a path that cannot be written is a one-line InputError."""
+    try:
+        path.write_text(json.dumps(value, indent=1) + "\n")
+    except OSError as e:
+        raise InputError(f"--json {path}: cannot write it ({e.strerror or e})") from e
+
+
 def alert_events(corpus: Corpus, filename: str) -> list[tuple[dict, Event]]:
     """Each alert of corpus.json files[filename].alerts paired with its reference event: the annotated event of
     its label starting nearest its start_s (clipped to 0, as an alert already sounding when the clip starts is
     annotated from 0), at most ONSET_MATCH away. An alert without one (it starts after the clip ends, or merged
     into an earlier event of its label) is left out."""
     pairs = []
-    for alert in corpus.file_extras(filename).get("alerts", []):
+    for alert in file_alerts(corpus, filename):
         start = max(0.0, alert["start_s"])
         candidates = [e for e in corpus.events_of(filename)
                       if e.label == alert["label"] and abs(e.onset - start) <= ONSET_MATCH]
@@ -198,13 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         heard = heard_recordings(args.sources)
         result = score(args.corpus, load_detections(args.evaluation), heard)
+        print(format_tables(result, heard))
+        if args.json:
+            write_json(args.json, {part: {k.replace("\t", " | "): t.as_dict() for k, t in tallies.items()}
+                                   for part, tallies in result.items()})
     except (InputError, CorpusFormatError, RecordingsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(format_tables(result, heard))
-    if args.json:
-        args.json.write_text(json.dumps({part: {k.replace("\t", " | "): t.as_dict() for k, t in tallies.items()}
-                                         for part, tallies in result.items()}, indent=1) + "\n")
     return 0
 
 

@@ -269,3 +269,29 @@ def test_the_help_defines_every_class(capsys):
     text = capsys.readouterr().out
     for name in (*error_anatomy.EVENT_CLASSES, *error_anatomy.DETECTION_CLASSES):
         assert name in text
+
+
+@pytest.mark.parametrize("alert, words", [
+    ({"label": "siren", "kind": "wail"}, "alerts[0] needs a label, a kind and a numeric start_s"),
+    ({"label": "siren", "kind": "wail", "start_s": "1.0"}, "alerts[0] needs"),
+    ({"kind": "wail", "start_s": 1.0}, "alerts[0] needs"),
+])
+def test_a_corpus_alert_without_its_fields_is_a_one_line_error(case, capsys, alert, words):
+    corpus, evaluation = case
+    meta = json.loads((corpus / "corpus.json").read_text())
+    first = next(iter(meta["files"]))
+    meta["files"][first]["alerts"] = [alert]
+    (corpus / "corpus.json").write_text(json.dumps(meta))
+    assert error_anatomy.main(["--corpus", str(corpus), "--evaluation", str(evaluation)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and words in err and first in err and err.count("\n") == 1
+
+
+def test_a_json_path_that_cannot_be_written_is_a_one_line_error_after_the_tables(case, tmp_path, capsys):
+    corpus, evaluation = case
+    target = tmp_path / "no-such-folder" / "out.json"
+    assert error_anatomy.main(["--corpus", str(corpus), "--evaluation", str(evaluation), "--json", str(target)]) == 1
+    captured = capsys.readouterr()
+    assert "Reference events" in captured.out  # the tables printed before the failure are kept
+    assert captured.err.startswith("error: --json ") and str(target) in captured.err
+    assert captured.err.count("\n") == 1

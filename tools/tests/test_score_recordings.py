@@ -155,3 +155,23 @@ def test_a_sources_row_with_a_malformed_excerpt_is_a_one_line_error(case, tmp_pa
     assert score_recordings.main(["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources", str(bad)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_a_corpus_alert_without_a_start_is_a_one_line_error(case, capsys):
+    corpus, evaluation, sources = case
+    meta = json.loads((corpus / "corpus.json").read_text())
+    del meta["files"]["a.wav"]["alerts"][0]["start_s"]
+    (corpus / "corpus.json").write_text(json.dumps(meta))
+    assert score_recordings.main(["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources",
+                                  str(sources)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "files['a.wav'].alerts[0] needs" in err and err.count("\n") == 1
+
+
+def test_a_json_path_that_cannot_be_written_is_a_one_line_error(case, tmp_path, capsys):
+    corpus, evaluation, sources = case
+    target = tmp_path / "missing" / "t.json"
+    assert score_recordings.main(["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources",
+                                  str(sources), "--json", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: --json ") and "cannot write it" in err and err.count("\n") == 1
