@@ -47,8 +47,8 @@ from cli_types import number_in  # noqa: E402
 import features as feature_lib  # noqa: E402
 from corpus_format import read_corpus  # noqa: E402
 from hearalert_train.data import Geometry, WindowSampler, load_features  # noqa: E402
-from hearalert_train.evaluation import (detect, event_f1, format_report, full_report, predict,  # noqa: E402
-                                        tune)
+from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, format_report, full_report,  # noqa: E402
+                                        predict, tune)
 from hearalert_train.tracker import TrackerSettings  # noqa: E402
 
 LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
@@ -86,7 +86,7 @@ def spectral_tilt(x: torch.Tensor, std: torch.Tensor, rng: np.random.Generator, 
 
 
 def build_model(frames: int, bins: int, n_labels: int,
-                channels: list[int] = (16, 32, 64, 128)) -> torch.nn.Sequential:
+                channels: list[int] = (16, 32, 64, 128), first_stride=(2, 2)) -> torch.nn.Sequential:
     """The default alertnet CNN (tools/export.py: default_architecture) with a time-aware head.
 
     The default head averages over time and frequency, so the network cannot tell an alert that has just begun
@@ -95,7 +95,8 @@ def build_model(frames: int, bins: int, n_labels: int,
     lets it learn *where* the alert is, which is what firing a fixed delay after an onset needs. The cost is
     a 384x6 instead of 128x6 dense layer; the ops (avgpool2d, flatten, dense) are all in FORMAT.md.
     """
-    convs = list(export.default_architecture(n_labels, channels))[:-4]  # drop global pool, dense, sigmoid
+    # drop the global pool, dense and sigmoid
+    convs = list(export.default_architecture(n_labels, channels, first_stride))[:-4]
     with torch.no_grad():
         _, channels, height, width = torch.nn.Sequential(*convs)(torch.zeros(1, 1, frames, bins)).shape
     return torch.nn.Sequential(*convs, torch.nn.AvgPool2d((1, width)), torch.nn.Flatten(), torch.nn.Dropout(0.2),
@@ -110,14 +111,14 @@ THRESHOLD_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 RISE_LOOKBACK_GRID = (1.0, 2.0, 3.0, 4.0)
 
 
-def tune_on_validation(corpus, preds, args) -> tuple[list[float], TrackerSettings, dict]:
+def tune_on_validation(corpus, preds, args, fa_audio=None) -> tuple[list[float], TrackerSettings, dict]:
     """Thresholds and tracker settings for the file, in two passes so a 1.5-h validation split tunes in about two
     minutes (each candidate is a sed_eval run over the whole split): first threshold x onset lag x rise ratio
     with the settings every earlier model chose (no smoothing, merge gap 0.6 s, off ratio 0.3), then smoothing x
     merge gap x off ratio x rise lookback around that choice."""
     lags = (None,) if args.onset_lag is None else tuple(
         round(args.onset_lag + d, 3) for d in (-0.05, 0.0, 0.05) if args.onset_lag + d >= 0)
-    common = {"per_label": args.per_label_thresholds, "fa_weight": args.fa_weight}
+    common = {"per_label": args.per_label_thresholds, "fa_weight": args.fa_weight, "fa_audio": fa_audio}
     thresholds, first, _ = tune(corpus, preds, LABELS, grid_thresholds=THRESHOLD_GRID, grid_smoothing=(1,),
                                 grid_merge=(0.6,), grid_off=(0.3,), grid_lag=lags, grid_rise=args.rise_ratios,
                                 **common)
@@ -143,6 +144,17 @@ def _channels(text: str) -> list[int]:
         values = []
     if len(values) != 4 or min(values) < 1:
         raise argparse.ArgumentTypeError(f"expected four positive integers like 16,24,48,128, got {text!r}")
+    return values
+
+
+def _first_stride(text: str) -> tuple[int, int]:
+    """--first-stride: two positive integers (time, frequency), e.g. 4,2."""
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 2 or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected two positive integers TIME,FREQ such as 4,2, got {text!r}")
     return values
 
 
@@ -175,6 +187,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "frame, so the first decision comes sooner (context key start_padding; < --frames)")
     p.add_argument("--channels", type=_channels, default=[16, 32, 64, 128],
                    help="output channels of the four convolution blocks")
+    p.add_argument("--first-stride", type=_first_stride, default=(2, 2), metavar="TIME,FREQ",
+                   help="stride of the first convolution (default 2,2). 4,2 with twice the --frames keeps the later "
+                        "feature maps and the cost per decision the same while the network hears twice as long")
     p.add_argument("--region", type=float, default=0.5,
                    help="targets: a label is on when its events cover the window's last REGION seconds")
     p.add_argument("--onset-lag", type=float,
@@ -189,6 +204,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--fa-weight", type=number_in(0.0), default=0.001,
                    help="tuning: macro F1 given up per false alarm per hour on alert-free validation audio "
                         "(default 0.001: ten false alarms an hour cost one point of F1; 0 tunes for F1 alone)")
+    p.add_argument("--fa-corpus", type=Path,
+                   help="an alert-free corpus (make_corpus.py --split val --alert-free-fraction 1.0) whose false "
+                        "alarms tuning counts with validation's alert-free files: validation alone holds about "
+                        "0.35 h of them, so each false alarm moves its rate by 3 per hour")
     p.add_argument("--hard-negatives", type=number_in(0.0, 1.0, high_open=True), default=0.0,
                    help="share of training windows taken from backgrounds holding a hard negative (music, whistling, "
                         "chirps, clicks, TV speech; corpus extras 'negative'), alert left out (default 0)")
@@ -226,6 +245,9 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
 
     train_corpora, val_corpus = [read_corpus(path) for path in args.train], read_corpus(args.val)
     test_corpus = read_corpus(args.test) if args.test else None
+    fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
+    if fa_corpus and all(fa_corpus.events_of(f.filename) for f in fa_corpus.files):
+        raise SystemExit(f"error: {fa_corpus.root}: --fa-corpus holds no alert-free file")
     for c in (*train_corpora, val_corpus) + ((test_corpus,) if test_corpus else ()):
         missing = [label for label in LABELS if label not in c.labels]
         if missing:
@@ -242,7 +264,7 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                             hard_negative_fraction=args.hard_negatives)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
 
-    model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
+    model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels, args.first_stride)
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
@@ -291,10 +313,11 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     print(f"best validation macro onset F1 {best[0]:.3f} at step {best[2]}", flush=True)
 
     val_preds = predict(model, val_corpus, spec, geometry)
+    fa_audio = (fa_corpus, predict(model, fa_corpus, spec, geometry)) if fa_corpus else None
     if args.no_tune:
         thresholds, settings = [0.5] * len(LABELS), TrackerSettings()
     else:
-        thresholds, settings, tuned = tune_on_validation(val_corpus, val_preds, args)
+        thresholds, settings, tuned = tune_on_validation(val_corpus, val_preds, args, fa_audio)
         print(f"tuned on val: thresholds {thresholds}, tracker {settings.as_metadata()}, {tuned}", flush=True)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -327,6 +350,12 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
             (("test", test_corpus, predict(model, test_corpus, spec, geometry)),) if test_corpus else ()):
         reports[name] = full_report(corpus, preds, LABELS, thresholds, settings)
         print(f"== {name}: {corpus.root}\n{format_report(reports[name], LABELS)}", flush=True)
+    if fa_audio:
+        reports["fa_corpus"] = dict(false_alarm_report(*fa_audio, LABELS, thresholds, settings),
+                                    corpus=str(fa_corpus.root))
+        fa = reports["fa_corpus"]
+        print(f"== alert-free corpus {fa_corpus.root}: {fa['count']} false alarms in {fa['alert_free_hours']} h = "
+              f"{fa['per_hour']} per hour; by label {fa['by_label']}", flush=True)
     if args.report:
         args.report.write_text(json.dumps(reports, indent=1) + "\n")
         print(f"wrote {args.report}")

@@ -98,6 +98,29 @@ def false_alarms_per_hour(corpus: Corpus, detections: dict[str, list[Detection]]
     return (count / hours if hours > 0 else float("nan")), count, hours
 
 
+def false_alarm_rate(corpus: Corpus, detections: dict[str, list[Detection]],
+                     fa_audio: tuple[Corpus, list[ClipPrediction]] | None, labels: list[str],
+                     thresholds: list[float], settings: TrackerSettings) -> float:
+    """False alarms per hour over the alert-free files of `corpus` and, when given, of `fa_audio` pooled."""
+    _, count, hours = false_alarms_per_hour(corpus, detections)
+    if fa_audio is not None:
+        extra_corpus, extra_preds = fa_audio
+        _, extra_count, extra_hours = false_alarms_per_hour(
+            extra_corpus, detect(extra_preds, labels, thresholds, settings))
+        count, hours = count + extra_count, hours + extra_hours
+    return count / hours if hours > 0 else float("nan")
+
+
+def false_alarm_report(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
+                       thresholds: list[float], settings: TrackerSettings) -> dict:
+    """False alarms on a corpus's alert-free files, in all and per label (which alert the model thought it heard)."""
+    dets = detect(predictions, labels, thresholds, settings)
+    rate, count, hours = false_alarms_per_hour(corpus, dets)
+    free = {f.filename for f in corpus.files if not corpus.events_of(f.filename)}
+    by_label = {label: sum(d.label == label for name in free for d in dets.get(name, [])) for label in labels}
+    return {"per_hour": round(rate, 3), "count": count, "alert_free_hours": round(hours, 3), "by_label": by_label}
+
+
 def onset_latencies(corpus: Corpus, detections: dict[str, list[Detection]],
                     files: list[str] | None = None) -> dict[str, list[float]]:
     """Announcement time minus reference onset, per label, for reference events matched one-to-one (greedy by
@@ -143,7 +166,8 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
          grid_thresholds=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
          grid_smoothing=(1, 2, 3), grid_merge=(0.6, 1.0), grid_min=(0.0,),
          grid_lag=(None,), grid_rise=(None,), grid_off=(0.5,), grid_lookback=(1.0,),
-         per_label: bool = False, fa_weight: float = 0.0) -> tuple[list[float], TrackerSettings, dict]:
+         per_label: bool = False, fa_weight: float = 0.0,
+         fa_audio: tuple[Corpus, list[ClipPrediction]] | None = None) -> tuple[list[float], TrackerSettings, dict]:
     """Thresholds and shared tracker settings (smoothing, merge gap, minimum duration, onset lag, rise, off ratio,
     rise lookback) maximising macro onset F1 on `corpus` (a label that is present but never detected counts 0)
     minus `fa_weight` per false alarm per hour on its alert-free files, with a steep penalty for median latency
@@ -151,16 +175,18 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
 
     Macro F1 alone hardly sees false alarms on alert-free audio (a few dozen files among hundreds), so it settles
     on thresholds that fire on music or whistling once a minute; `fa_weight` 0.001 makes ten false alarms per
-    hour cost one point of F1.
+    hour cost one point of F1. `fa_audio` (a corpus and its predictions) adds its alert-free files to the false-alarm
+    count: a validation split holds only about 0.35 h of alert-free audio, where each false alarm moves the rate by
+    3 per hour, too coarse to choose between thresholds that differ by a few alarms.
 
     One threshold for all labels unless `per_label`: six thresholds picked on a few dozen validation events each
     fit that split's noise. Tuned on one half of a validation split and scored on the other, one shared threshold
     scored macro F1 0.612 and 0.604, per-label thresholds 0.584 and 0.549 (models/MODEL_CARD.md)."""
-    def objective_of(dets) -> tuple[float, dict]:
+    def objective_of(dets, thresholds, settings) -> tuple[float, dict]:
         f1 = event_f1(corpus, dets, labels)
         lat = [v for vs in onset_latencies(corpus, dets).values() for v in vs]
         median = float(np.median(lat)) if lat else 1.0
-        fa = false_alarms_per_hour(corpus, dets)[0] if fa_weight else 0.0
+        fa = false_alarm_rate(corpus, dets, fa_audio, labels, thresholds, settings) if fa_weight else 0.0
         return (f1["macro_f1_present"] - LATENCY_PENALTY * max(0.0, median - LATENCY_TARGET) - fa_weight * fa,
                 {"macro_f1": f1["macro_f1"], "median_latency": median, "false_alarms_per_hour": fa})
 
@@ -178,7 +204,8 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
         else:
             candidates = [[t] * len(labels) for t in grid_thresholds]
         for thresholds in candidates:
-            objective, summary = objective_of(detect(predictions, labels, thresholds, settings))
+            objective, summary = objective_of(detect(predictions, labels, thresholds, settings), thresholds,
+                                              settings)
             if best is None or objective > best[0]:
                 best = (objective, thresholds, settings, summary)
     return best[1], best[2], best[3]

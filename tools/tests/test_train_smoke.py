@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -50,10 +51,12 @@ def trained(tmp_path_factory):
     settings = MixSettings(clip_seconds=4.0, alert_free_fraction=0.2)
     make_corpus.generate(root / "train", "train", 5, 6, settings, workers=2, rooms=2, progress=False)
     make_corpus.generate(root / "val", "val", 5, 3, settings, workers=2, rooms=2, progress=False)
+    make_corpus.generate(root / "free", "val", 7, 2, MixSettings(clip_seconds=4.0, alert_free_fraction=1.0),
+                         workers=2, rooms=2, progress=False)
     out = root / "model.safetensors"
     args = train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(out),
                              "--steps", "6", "--eval-every", "3", "--batch", "8", "--no-tune",
-                             "--report", str(root / "report.json")])
+                             "--fa-corpus", str(root / "free"), "--report", str(root / "report.json")])
     model, spec, reports = train.train(args)
     return root, out, model, spec, reports
 
@@ -71,6 +74,9 @@ def test_training_writes_a_complete_model_and_report(trained):
     assert 0.9e5 < reports["params"] < 1.1e5
     assert set(reports["val"]["onset_only"]["class_f1"]) == set(train.LABELS)
     assert json.loads((root / "report.json").read_text())["params"] == reports["params"]
+    fa = reports["fa_corpus"]  # the alert-free corpus's false alarms, reported beside val's
+    assert fa["alert_free_hours"] == pytest.approx(8 / 3600, abs=1e-3)
+    assert fa["count"] == sum(fa["by_label"].values()) and set(fa["by_label"]) == set(train.LABELS)
 
 
 def test_c_core_matches_pytorch_on_the_same_features(trained):
@@ -219,25 +225,47 @@ def test_tracker_onset_lag_stamps_from_the_window_end():
     assert TrackerSettings(onset_lag=0.25).as_metadata()["onset_lag"] == 0.25
 
 
+# Toy tuning cases: 6-s files with one score per decision every 50 ms, decisions stamped at the window end.
+TOY_ENDS = np.round(np.arange(0.05, 6.0, 0.05), 3)
+TOY_SILENT = np.zeros_like(TOY_ENDS)
+
+
+def _toy_alert(onset: float, peak: float, rise: float = 0.1) -> np.ndarray:
+    """A score that climbs to `peak` over `rise` seconds after `onset` and holds it for 2 s."""
+    return np.where(TOY_ENDS <= onset + 2.0, peak * np.clip((TOY_ENDS - onset) / rise, 0, 1), 0.0)
+
+
+def _toy_blip(height: float) -> np.ndarray:
+    """A half-second score blip at 2 s, on an alert-free file: a false alarm when it crosses the threshold."""
+    return np.where((TOY_ENDS >= 2.0) & (TOY_ENDS <= 2.5), height, 0.0)
+
+
+def _toy_event(label: str, onset: float) -> list:
+    return [SimpleNamespace(label=label, onset=onset, offset=onset + 2.0)]
+
+
+def _toy_corpus(events: dict):
+    return SimpleNamespace(files=[SimpleNamespace(filename=n, duration=6.0) for n in events],
+                           events_of=lambda name: events[name])
+
+
+def _toy_predictions(scores: dict) -> list:
+    """`scores` maps a file to its (label a, label b) score curves."""
+    from hearalert_train.evaluation import ClipPrediction
+    return [ClipPrediction(n, 6.0, np.stack(s, axis=1).astype(np.float32), TOY_ENDS - 0.5, TOY_ENDS)
+            for n, s in scores.items()]
+
+
 def test_tuning_keeps_to_the_latency_target_before_chasing_f1():
     # Two alerts whose scores ramp up after their onsets, and a score blip on an alert-free file. Threshold 0.8
     # finds both alerts and no blip (F1 1) but fires 0.45 s after each onset; 0.4 fires after 0.25 s and also
     # takes the blip (macro F1 0.83). Latency over 300 ms may win only when nothing meets it: 0.4 must win.
-    from types import SimpleNamespace
+    from hearalert_train.evaluation import tune
 
-    from hearalert_train.evaluation import ClipPrediction, tune
-
-    ends = np.round(np.arange(0.05, 6.0, 0.05), 3)
-    ramp = lambda onset: np.where(ends <= onset + 2.0, 0.9 * np.clip((ends - onset) / 0.5, 0, 1), 0.0)  # noqa: E731
-    blip = np.where((ends >= 2.0) & (ends <= 2.5), 0.6, 0.0)
-    zero = np.zeros_like(ends)
-    events = {"f1.wav": [SimpleNamespace(label="a", onset=1.0, offset=3.0)],
-              "f2.wav": [SimpleNamespace(label="b", onset=2.0, offset=4.0)], "f3.wav": []}
-    corpus = SimpleNamespace(files=[SimpleNamespace(filename=n, duration=6.0) for n in events],
-                             events_of=lambda name: events[name])
-    scores = {"f1.wav": (ramp(1.0), zero), "f2.wav": (zero, ramp(2.0)), "f3.wav": (blip, zero)}
-    preds = [ClipPrediction(n, 6.0, np.stack(s, axis=1).astype(np.float32), ends - 0.5, ends)
-             for n, s in scores.items()]
+    corpus = _toy_corpus({"f1.wav": _toy_event("a", 1.0), "f2.wav": _toy_event("b", 2.0), "f3.wav": []})
+    preds = _toy_predictions({"f1.wav": (_toy_alert(1.0, 0.9, rise=0.5), TOY_SILENT),
+                              "f2.wav": (TOY_SILENT, _toy_alert(2.0, 0.9, rise=0.5)),
+                              "f3.wav": (_toy_blip(0.6), TOY_SILENT)})
     thresholds, settings, summary = tune(corpus, preds, ["a", "b"], grid_thresholds=(0.4, 0.8),
                                          grid_smoothing=(1,), grid_merge=(1.0,), grid_lag=(0.25, 0.45))
     assert thresholds == [0.4, 0.4]
@@ -246,34 +274,54 @@ def test_tuning_keeps_to_the_latency_target_before_chasing_f1():
     assert summary["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
 
 
+def _three_b_alerts_and_a_blip(blip_file: bool = True):
+    """Alert "a" scores 0.9; of three "b" alerts two score only 0.6; the alert-free file f3 has a 0.6 blip of "a"
+    (or is silent). Threshold 0.4 finds every b (macro F1 (2/3 + 1)/2 = 0.83 with the blip, 1 without);
+    0.8 finds one b (macro (1 + 1/2)/2 = 0.75) and no blip."""
+    corpus = _toy_corpus({"f1.wav": _toy_event("a", 1.0), "f2.wav": _toy_event("b", 2.0), "f3.wav": [],
+                          "f4.wav": _toy_event("b", 1.5), "f5.wav": _toy_event("b", 3.0)})
+    preds = _toy_predictions({"f1.wav": (_toy_alert(1.0, 0.9), TOY_SILENT),
+                              "f2.wav": (TOY_SILENT, _toy_alert(2.0, 0.6)),
+                              "f3.wav": (_toy_blip(0.6) if blip_file else TOY_SILENT, TOY_SILENT),
+                              "f4.wav": (TOY_SILENT, _toy_alert(1.5, 0.6)),
+                              "f5.wav": (TOY_SILENT, _toy_alert(3.0, 0.9))})
+    return corpus, preds
+
+
+TOY_GRID = {"grid_thresholds": (0.4, 0.8), "grid_smoothing": (1,), "grid_merge": (1.0,), "grid_lag": (0.05,)}
+
+
 def test_tuning_weighs_false_alarms_on_alert_free_audio_when_asked():
-    # Alert "a" scores 0.9; of three "b" alerts two score only 0.6; an alert-free file has a 0.6 blip of "a".
-    # Threshold 0.4 finds every b (macro F1 (2/3 + 1)/2 = 0.83) but raises one false alarm in 6 s of alert-free
-    # audio (600 per hour); 0.8 finds one b (macro (1 + 1/2)/2 = 0.75) and no false alarm. F1 alone picks 0.4;
-    # at 0.001 F1 per false alarm per hour the blip costs 0.6, so 0.8.
-    from types import SimpleNamespace
+    # F1 alone picks 0.4; the blip is one false alarm in 6 s of alert-free audio (600 per hour), which at 0.001 F1
+    # per false alarm per hour costs 0.6, so 0.8.
+    from hearalert_train.evaluation import tune
 
-    from hearalert_train.evaluation import ClipPrediction, tune
-
-    ends = np.round(np.arange(0.05, 6.0, 0.05), 3)
-    step = lambda onset, peak: np.where(ends <= onset + 2.0, peak * np.clip((ends - onset) / 0.1, 0, 1), 0.0)  # noqa: E731
-    blip = np.where((ends >= 2.0) & (ends <= 2.5), 0.6, 0.0)
-    zero = np.zeros_like(ends)
-    a_at = lambda onset: [SimpleNamespace(label="a", onset=onset, offset=onset + 2.0)]  # noqa: E731
-    b_at = lambda onset: [SimpleNamespace(label="b", onset=onset, offset=onset + 2.0)]  # noqa: E731
-    events = {"f1.wav": a_at(1.0), "f2.wav": b_at(2.0), "f3.wav": [], "f4.wav": b_at(1.5), "f5.wav": b_at(3.0)}
-    corpus = SimpleNamespace(files=[SimpleNamespace(filename=n, duration=6.0) for n in events],
-                             events_of=lambda name: events[name])
-    scores = {"f1.wav": (step(1.0, 0.9), zero), "f2.wav": (zero, step(2.0, 0.6)), "f3.wav": (blip, zero),
-              "f4.wav": (zero, step(1.5, 0.6)), "f5.wav": (zero, step(3.0, 0.9))}
-    preds = [ClipPrediction(n, 6.0, np.stack(s, axis=1).astype(np.float32), ends - 0.5, ends)
-             for n, s in scores.items()]
-    grid = {"grid_thresholds": (0.4, 0.8), "grid_smoothing": (1,), "grid_merge": (1.0,), "grid_lag": (0.05,)}
-    thresholds, _, summary = tune(corpus, preds, ["a", "b"], **grid)
+    corpus, preds = _three_b_alerts_and_a_blip()
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], **TOY_GRID)
     assert thresholds == [0.4, 0.4] and summary["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
-    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_weight=0.001, **grid)
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_weight=0.001, **TOY_GRID)
     assert thresholds == [0.8, 0.8] and summary["macro_f1"] == pytest.approx((1 + 1 / 2) / 2)
     assert summary["false_alarms_per_hour"] == 0.0
+
+
+def test_tuning_counts_false_alarms_of_a_separate_alert_free_corpus_too():
+    # Validation's own alert-free file is silent at every threshold, so it cannot tell 0.4 from 0.8; a separate
+    # alert-free corpus (one 6-s file with the 0.6 blip) can: 0.4 raises one false alarm there. Pooled over 12 s
+    # of alert-free audio that is 300 per hour, 0.3 of F1 at weight 0.001, more than the 0.25 of F1 that 0.4
+    # gains, so 0.8 must win; without the corpus 0.4 wins.
+    from hearalert_train.evaluation import false_alarm_report, tune
+    from hearalert_train.tracker import TrackerSettings
+
+    corpus, preds = _three_b_alerts_and_a_blip(blip_file=False)
+    free, free_preds = _toy_corpus({"g1.wav": []}), _toy_predictions({"g1.wav": (_toy_blip(0.6), TOY_SILENT)})
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_weight=0.001, **TOY_GRID)
+    assert thresholds == [0.4, 0.4] and summary["false_alarms_per_hour"] == 0.0
+    thresholds, settings, summary = tune(corpus, preds, ["a", "b"], fa_weight=0.001, fa_audio=(free, free_preds),
+                                         **TOY_GRID)
+    assert thresholds == [0.8, 0.8] and summary["false_alarms_per_hour"] == 0.0
+    report = false_alarm_report(free, free_preds, ["a", "b"], [0.4, 0.4], settings)
+    assert report["count"] == 1 and report["by_label"] == {"a": 1, "b": 0} and report["per_hour"] == 600.0
+    assert false_alarm_report(free, free_preds, ["a", "b"], [0.8, 0.8], TrackerSettings())["count"] == 0
 
 
 def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
@@ -281,31 +329,22 @@ def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
     # Threshold 0.4: a F1 2/3 (blip), b F1 2/3 (one missed) -> 0.67. Threshold 0.8: a F1 1, b never detected:
     # sed_eval's F1 for b is nan (precision 0/0), so its macro mean is 1.0 and silencing b would win; counted
     # as 0 it is 0.5, and 0.4 must win.
-    from types import SimpleNamespace
+    from hearalert_train.evaluation import tune
 
-    from hearalert_train.evaluation import ClipPrediction, tune
-
-    ends = np.round(np.arange(0.05, 6.0, 0.05), 3)
-    step = lambda onset, peak: np.where(ends <= onset + 2.0, peak * np.clip((ends - onset) / 0.1, 0, 1), 0.0)  # noqa: E731
-    blip = np.where((ends >= 2.0) & (ends <= 2.5), 0.5, 0.0)
-    zero = np.zeros_like(ends)
-    event = lambda label, onset: [SimpleNamespace(label=label, onset=onset, offset=onset + 2.0)]  # noqa: E731
-    events = {"f1.wav": event("a", 1.0), "f2.wav": event("b", 2.0), "f3.wav": event("b", 1.5), "f4.wav": []}
-    corpus = SimpleNamespace(files=[SimpleNamespace(filename=n, duration=6.0) for n in events],
-                             events_of=lambda name: events[name])
-    scores = {"f1.wav": (step(1.0, 0.9), zero), "f2.wav": (zero, step(2.0, 0.6)), "f3.wav": (zero, step(1.5, 0.3)),
-              "f4.wav": (blip, zero)}
-    preds = [ClipPrediction(n, 6.0, np.stack(s, axis=1).astype(np.float32), ends - 0.5, ends)
-             for n, s in scores.items()]
-    thresholds, _, summary = tune(corpus, preds, ["a", "b"], grid_thresholds=(0.4, 0.8), grid_smoothing=(1,),
-                                  grid_merge=(1.0,), grid_lag=(0.05,))
+    corpus = _toy_corpus({"f1.wav": _toy_event("a", 1.0), "f2.wav": _toy_event("b", 2.0),
+                          "f3.wav": _toy_event("b", 1.5), "f4.wav": []})
+    preds = _toy_predictions({"f1.wav": (_toy_alert(1.0, 0.9), TOY_SILENT),
+                              "f2.wav": (TOY_SILENT, _toy_alert(2.0, 0.6)),
+                              "f3.wav": (TOY_SILENT, _toy_alert(1.5, 0.3)), "f4.wav": (_toy_blip(0.5), TOY_SILENT)})
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], **TOY_GRID)
     assert thresholds == [0.4, 0.4]
     assert summary["macro_f1"] == pytest.approx(2 / 3)
 
 
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
-                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"]])
+                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"],
+                                 ["--first-stride", "4"], ["--first-stride", "0,2"], ["--first-stride", "4,x"]])
 def test_bad_options_fail_before_any_work(bad, capsys):
     # A typo must not cost a training run: these were read only after training, or by export at the very end.
     with pytest.raises(SystemExit) as stop:
@@ -318,3 +357,22 @@ def test_list_options_parse_to_values():
     args = train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--channels", "16,24,48,128",
                                     "--rise-ratios", "none,0.3", "--frames", "96", "--start-padding", "90"])
     assert args.channels == [16, 24, 48, 128] and args.rise_ratios == (None, 0.3) and args.start_padding == 90
+    assert args.first_stride == (2, 2)
+    assert train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--first-stride", "4,2"]).first_stride == (4, 2)
+
+
+def test_a_window_twice_as_long_with_twice_the_first_stride_keeps_the_network_the_same_size():
+    """--frames 192 --first-stride 4,2 must hand the later layers the feature maps --frames 96 gives them, so the
+    network keeps its parameter count and (nearly) its cost per decision while hearing 3.1 s instead of 1.55 s."""
+    def shapes(frames, stride):
+        model = train.build_model(frames, 64, 6, [16, 24, 48, 128], stride).eval()
+        x, out = torch.zeros(1, 1, frames, 64), []
+        for layer in model:
+            x = layer(x)
+            out.append(tuple(x.shape))
+        return out, sum(p.numel() for p in model.parameters())
+
+    (short, n_short), (long, n_long) = shapes(96, (2, 2)), shapes(192, (4, 2))
+    assert long == short and n_long == n_short
+    first = train.build_model(192, 64, 6, [16, 24, 48, 128], (4, 2))[0]
+    assert first.stride == (4, 2) and first.kernel_size == (5, 5)
