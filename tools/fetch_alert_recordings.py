@@ -4,11 +4,15 @@
 The manifest (default tools/alert_recordings.tsv) names, for each recording, its label, the Debian package and
 exact version that ships it, the path inside the .deb, the licence that covers that file (from the package's
 debian/copyright), the sha256 of the file as extracted and the corpus split (train/val/test) it belongs to.
+A path_inside may also name one recording inside a container file, `path/in/deb.sf2#SampleName` (a SoundFont 2
+sample) or `path/in/deb.cat#N` (entry N, from 0, of an OpenTTD sound catalogue): the tool writes that member's PCM
+as a WAV at its own sample rate, and the row's sha256 is of that written WAV (hearalert_corpus/containers.py).
 For each package this tool runs `apt-get download PKG=VERSION` (nothing is installed, no root needed) or reuses
 a .deb already in --debs, extracts only the listed files with `dpkg-deb --fsys-tarfile`, checks every sha256 and
 writes
 
     OUT/<label>/<package>__<basename>        (original format; soundfile reads .wav/.ogg/.oga)
+    OUT/<label>/<package>__<container stem>__<member>.wav     (a member of a container, 16-bit or 8-bit PCM)
     OUT/splits.tsv                           (path<TAB>split: each recording's split from the manifest)
 
 which is the folder layout `make_corpus.py --alerts-dir OUT` expects. With --sources-tsv it also writes the
@@ -20,7 +24,8 @@ Examples:
   .venv/bin/python tools/fetch_alert_recordings.py --out /tmp/real_alerts --debs ~/debs --offline   # no network
   .venv/bin/python tools/make_corpus.py --out /tmp/corpus --splits train=2 --alerts-dir /tmp/real_alerts
 
-Any missing package, missing file or hash mismatch stops the run with a one-line error and exit status 1.
+Any missing package, missing file or member, unreadable container or hash mismatch stops the run with a one-line
+error and exit status 1.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import soundfile as sf
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hearalert_corpus import LABELS, SPLITS  # noqa: E402
+from hearalert_corpus import containers  # noqa: E402
 from hearalert_corpus.sources import (  # noqa: E402
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, list_alert_recordings)
 
@@ -65,8 +71,20 @@ class Recording:
     note: str
 
     @property
+    def container_path(self) -> str:
+        """The file inside the .deb: path_inside without any '#member'."""
+        return containers.split_path(self.path_inside)[0]
+
+    @property
+    def member(self) -> str | None:
+        """The recording inside that file (sf2 sample name, .cat entry number), or None for the whole file."""
+        return containers.split_path(self.path_inside)[1]
+
+    @property
     def file_name(self) -> str:
         """Name under OUT/<label>/: the package keeps names unique and the provenance visible."""
+        if self.member is not None:
+            return f"{self.package}__{containers.file_stem(self.container_path, self.member)}.wav"
         return f"{self.package}__{Path(self.path_inside).name}"
 
     @property
@@ -106,6 +124,10 @@ def read_manifest(path: Path) -> list[Recording]:
             raise FetchError(f"{path}:{line}: split {rec.split!r} is not one of {', '.join(SPLITS)}")
         if not rec.package or not rec.version or not rec.path_inside or not rec.licence:
             raise FetchError(f"{path}:{line}: package, version, path_inside and licence must not be empty")
+        if rec.member is not None:
+            problem = containers.check_reference(rec.container_path, rec.member)
+            if problem is not None:
+                raise FetchError(f"{path}:{line}: {problem}")
         key = (rec.label, rec.file_name)
         if key in names:
             raise FetchError(f"{path}:{line}: a second {rec.label}/{rec.file_name}")
@@ -190,11 +212,22 @@ def extract(deb: Path, wanted: list[str]) -> dict[str, bytes]:
     return found
 
 
+def recording_bytes(rec: Recording, data: bytes) -> bytes:
+    """The bytes to write for `rec`: the extracted file itself, or its member's PCM written as a WAV."""
+    if rec.member is None:
+        return data
+    try:
+        return containers.wav_bytes(containers.read_member(data, rec.container_path, rec.member))
+    except containers.ContainerError as e:
+        raise FetchError(f"{rec.package} {rec.version}: {e}") from e
+
+
 def write_recording(rec: Recording, data: bytes, out: Path) -> Path:
     """Check the hash, write OUT/<label>/<name>, check soundfile can read it (make_corpus will)."""
     digest = hashlib.sha256(data).hexdigest()
     if digest != rec.sha256:
-        raise FetchError(f"sha256 mismatch for {rec.where}: manifest {rec.sha256}, file {digest}")
+        kind = "file" if rec.member is None else "WAV written from the member"
+        raise FetchError(f"sha256 mismatch for {rec.where}: manifest {rec.sha256}, {kind} {digest}")
     target = out / rec.label / rec.file_name
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
@@ -271,9 +304,9 @@ def fetch(out: Path, manifest: Path, debs: Path | None, offline: bool, sources_t
             else:
                 print(f"[{i}/{len(packages)}] {package} {version}: using {deb}", flush=True)
             mine = [r for r in recordings if (r.package, r.version) == (package, version)]
-            data = extract(deb, sorted({r.path_inside for r in mine}))
+            data = extract(deb, sorted({r.container_path for r in mine}))
             for rec in mine:
-                written[rec] = write_recording(rec, data[rec.path_inside], out)
+                written[rec] = write_recording(rec, recording_bytes(rec, data[rec.container_path]), out)
                 print(f"    {rec.label}/{rec.file_name}  sha256 ok", flush=True)
     split_list = write_split_list(out, recordings)
     stray_files = check_splits(out, recordings)
@@ -296,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, type=Path,
                    help="alerts folder to fill (one subfolder per label); pass it to make_corpus --alerts-dir")
     p.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST,
-                   help="TSV of recordings: label, package, version, path_inside, licence, sha256, split, note "
+                   help="TSV of recordings: label, package, version, path_inside, licence, sha256, split, note; "
+                        "path_inside may be FILE.sf2#SampleName or FILE.cat#N for one member of a container "
                         "(default: %(default)s)")
     p.add_argument("--debs", type=Path,
                    help="folder of .deb files to reuse; packages missing there are downloaded into it "
