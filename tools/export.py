@@ -304,11 +304,8 @@ DEFAULT_FEATURES = {
 }
 
 
-def default_architecture(n_classes: int = 6, channels=(16, 32, 64, 128), first_stride=(2, 2)):
-    """The CNN the default model uses (~100k parameters, ~8 MFLOPs per 64x64 window with the default channels).
-
-    `first_stride` is the first convolution's (time, frequency) stride: (4, 2) over twice as many frames gives
-    the later layers the same feature-map sizes, so a window twice as long costs about the same."""
+def default_architecture(n_classes: int = 6, channels=(16, 32, 64, 128)):
+    """The CNN the default model uses (~100k parameters, ~8 MFLOPs per 64x64 window with the default channels)."""
     import torch.nn as nn
 
     c1, c2, c3, c4 = channels
@@ -317,8 +314,7 @@ def default_architecture(n_classes: int = 6, channels=(16, 32, 64, 128), first_s
         layers = [nn.Conv2d(c_in, c_out, kernel, stride=stride, padding=padding), nn.BatchNorm2d(c_out), nn.ReLU()]
         return layers + ([nn.MaxPool2d(2)] if pool else [])
 
-    return nn.Sequential(*block(1, c1, 5, tuple(first_stride), 2, True), *block(c1, c2, 3, 1, 1, True),
-                         *block(c2, c3, 3, 1, 1, True),
+    return nn.Sequential(*block(1, c1, 5, 2, 2, True), *block(c1, c2, 3, 1, 1, True), *block(c2, c3, 3, 1, 1, True),
                          *block(c3, c4, 3, 1, 1, False), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
                          nn.Linear(c4, n_classes), nn.Sigmoid())
 

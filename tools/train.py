@@ -86,7 +86,7 @@ def spectral_tilt(x: torch.Tensor, std: torch.Tensor, rng: np.random.Generator, 
 
 
 def build_model(frames: int, bins: int, n_labels: int,
-                channels: list[int] = (16, 32, 64, 128), first_stride=(2, 2)) -> torch.nn.Sequential:
+                channels: list[int] = (16, 32, 64, 128)) -> torch.nn.Sequential:
     """The default alertnet CNN (tools/export.py: default_architecture) with a time-aware head.
 
     The default head averages over time and frequency, so the network cannot tell an alert that has just begun
@@ -95,8 +95,7 @@ def build_model(frames: int, bins: int, n_labels: int,
     lets it learn *where* the alert is, which is what firing a fixed delay after an onset needs. The cost is
     a 384x6 instead of 128x6 dense layer; the ops (avgpool2d, flatten, dense) are all in FORMAT.md.
     """
-    # drop the global pool, dense and sigmoid
-    convs = list(export.default_architecture(n_labels, channels, first_stride))[:-4]
+    convs = list(export.default_architecture(n_labels, channels))[:-4]  # drop global pool, dense, sigmoid
     with torch.no_grad():
         _, channels, height, width = torch.nn.Sequential(*convs)(torch.zeros(1, 1, frames, bins)).shape
     return torch.nn.Sequential(*convs, torch.nn.AvgPool2d((1, width)), torch.nn.Flatten(), torch.nn.Dropout(0.2),
@@ -147,17 +146,6 @@ def _channels(text: str) -> list[int]:
     return values
 
 
-def _first_stride(text: str) -> tuple[int, int]:
-    """--first-stride: two positive integers (time, frequency), e.g. 4,2."""
-    try:
-        values = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        values = ()
-    if len(values) != 2 or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected two positive integers TIME,FREQ such as 4,2, got {text!r}")
-    return values
-
-
 def _rise_ratios(text: str) -> tuple[float | None, ...]:
     """--rise-ratios: values in (0, 1] or "none", e.g. none,0.3,0.2."""
     values = []
@@ -187,9 +175,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "frame, so the first decision comes sooner (context key start_padding; < --frames)")
     p.add_argument("--channels", type=_channels, default=[16, 32, 64, 128],
                    help="output channels of the four convolution blocks")
-    p.add_argument("--first-stride", type=_first_stride, default=(2, 2), metavar="TIME,FREQ",
-                   help="stride of the first convolution (default 2,2). 4,2 with twice the --frames keeps the later "
-                        "feature maps and the cost per decision the same while the network hears twice as long")
     p.add_argument("--region", type=float, default=0.5,
                    help="targets: a label is on when its events cover the window's last REGION seconds")
     p.add_argument("--onset-lag", type=float,
@@ -264,7 +249,7 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                             hard_negative_fraction=args.hard_negatives)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
 
-    model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels, args.first_stride)
+    model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)

@@ -343,8 +343,7 @@ def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
 
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
-                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"],
-                                 ["--first-stride", "4"], ["--first-stride", "0,2"], ["--first-stride", "4,x"]])
+                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"]])
 def test_bad_options_fail_before_any_work(bad, capsys):
     # A typo must not cost a training run: these were read only after training, or by export at the very end.
     with pytest.raises(SystemExit) as stop:
@@ -357,22 +356,3 @@ def test_list_options_parse_to_values():
     args = train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--channels", "16,24,48,128",
                                     "--rise-ratios", "none,0.3", "--frames", "96", "--start-padding", "90"])
     assert args.channels == [16, 24, 48, 128] and args.rise_ratios == (None, 0.3) and args.start_padding == 90
-    assert args.first_stride == (2, 2)
-    assert train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--first-stride", "4,2"]).first_stride == (4, 2)
-
-
-def test_a_window_twice_as_long_with_twice_the_first_stride_keeps_the_network_the_same_size():
-    """--frames 192 --first-stride 4,2 must hand the later layers the feature maps --frames 96 gives them, so the
-    network keeps its parameter count and (nearly) its cost per decision while hearing 3.1 s instead of 1.55 s."""
-    def shapes(frames, stride):
-        model = train.build_model(frames, 64, 6, [16, 24, 48, 128], stride).eval()
-        x, out = torch.zeros(1, 1, frames, 64), []
-        for layer in model:
-            x = layer(x)
-            out.append(tuple(x.shape))
-        return out, sum(p.numel() for p in model.parameters())
-
-    (short, n_short), (long, n_long) = shapes(96, (2, 2)), shapes(192, (4, 2))
-    assert long == short and n_long == n_short
-    first = train.build_model(192, 64, 6, [16, 24, 48, 128], (4, 2))[0]
-    assert first.stride == (4, 2) and first.kernel_size == (5, 5)
