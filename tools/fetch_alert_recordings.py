@@ -83,9 +83,7 @@ class Recording:
     @property
     def file_name(self) -> str:
         """Name under OUT/<label>/: the package keeps names unique and the provenance visible."""
-        if self.member is not None:
-            return f"{self.package}__{containers.file_stem(self.container_path, self.member)}.wav"
-        return f"{self.package}__{Path(self.path_inside).name}"
+        return containers.recording_file_name(self.package, self.path_inside)
 
     @property
     def alerts_path(self) -> str:

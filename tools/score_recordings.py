@@ -29,9 +29,10 @@ import json
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from corpus_format import CorpusFormatError, read_corpus
+from hearalert_corpus.containers import recording_file_name
 
 RECORDED = "recorded:"
 COLLAR = 0.2          # s, sed_eval's onset collar, as the host's evaluation
@@ -55,9 +56,8 @@ class Tally:
 
 
 def heard_recordings(sources: Path | None) -> set[str]:
-    """File names (`<package>__<basename>`, as fetch_alert_recordings.py writes them) of the recordings listed
-    in the train split of a SOURCES.tsv (models/SOURCES.tsv: source, version, path_inside, licence, used_for,
-    split)."""
+    """File names (as fetch_alert_recordings.py writes them) of the recordings listed in the train split of a
+    SOURCES.tsv (models/SOURCES.tsv: source, version, path_inside, licence, used_for, split)."""
     if sources is None:
         return set()
     try:
@@ -68,7 +68,7 @@ def heard_recordings(sources: Path | None) -> set[str]:
     needed = {"source", "path_inside", "split"}
     if not rows or not needed <= set(rows[0]):
         raise InputError(f"{sources}: expected a tab-separated table with columns {', '.join(sorted(needed))}")
-    return {f"{r['source']}__{PurePosixPath(r['path_inside']).name}" for r in rows if r["split"] == "train"}
+    return {recording_file_name(r["source"], r["path_inside"]) for r in rows if r["split"] == "train"}
 
 
 def load_detections(path: Path) -> dict[str, list[dict]]:

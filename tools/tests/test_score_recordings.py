@@ -42,7 +42,8 @@ def write_evaluation(path: Path, detections: dict) -> Path:
 def write_sources(path: Path) -> Path:
     path.write_text("source\tversion\tpath_inside\tlicence\tused_for\tsplit\n"
                     "pkg\t1\tusr/share/horn.wav\tCC0-1.0\talert:car_horn\ttrain\n"
-                    "pkg\t1\tusr/share/ring.ogg\tCC0-1.0\talert:phone_ring\ttest\n")
+                    "pkg\t1\tusr/share/ring.ogg\tCC0-1.0\talert:phone_ring\ttest\n"
+                    "pkg\t1\tusr/share/sf2/Bank.sf2#Old Bell\tMIT\talert:phone_ring\ttrain\n")
     return path
 
 
@@ -73,7 +74,7 @@ def case(tmp_path):
 def test_every_alert_is_tallied_by_recording_and_by_kind_and_snr(case):
     corpus, evaluation, sources = case
     heard = score_recordings.heard_recordings(sources)
-    assert heard == {"pkg__horn.wav"}
+    assert heard == {"pkg__horn.wav", "pkg__Bank__Old_Bell.wav"}  # a container member: named as fetched
     result = score_recordings.score(corpus, score_recordings.load_detections(evaluation), heard)
     recordings = {k: t.as_dict() for k, t in result["recordings"].items()}
     assert recordings == {
