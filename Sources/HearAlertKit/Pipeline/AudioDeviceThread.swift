@@ -12,7 +12,8 @@ final class AudioDeviceThread: Sendable {
     /// Capture: signalled after each period is queued. Playback: waited on for the next period.
     let ringSignal = DispatchSemaphore(value: 0)
     /// Capture: where the audio in the ring breaks because the device was lost (a new stream for the detector).
-    let restarts = CaptureRestarts()
+    /// Kept by `DeviceEvents`, so the reporter, made before this thread, can say when breaks were coalesced.
+    var restarts: CaptureRestarts { events.restarts }
 
     private let device: String
     private let direction: ALSAPCM.Direction

@@ -23,6 +23,9 @@ final class DeviceEvents: Sendable {
     private let droppedSamplesReported = Atomic<Int>(0)
     /// Milliseconds until the next reopening attempt, as of the last loss.
     let retryMilliseconds = Atomic<Int>(0)
+    /// Capture only: where the captured audio breaks because the device was lost, for the processing loop to
+    /// restart the detector at; breaks it could not queue are coalesced and counted there.
+    let restarts = CaptureRestarts()
     /// Why the device was last lost. Written only on a loss (the device is gone, nothing real-time is at
     /// stake) and read by the reporter, which holds the lock just long enough to copy the value.
     let lastLoss = Mutex<ALSAError?>(nil)
@@ -66,6 +69,12 @@ final class DeviceEvents: Sendable {
                 guard let seconds else { return "processing fell behind: \(dropped) captured samples dropped" }
                 return "processing fell behind \(count) \(Self.times(count)) in the last \(Self.whole(seconds)) s: "
                     + "\(dropped) captured samples dropped"
+            })
+            facts.append(CountedFact(total: { [self] in restarts.coalescedBreaks }) { count, seconds in
+                let what = "the capture device was lost again while processing was far behind"
+                guard let seconds else { return "\(what): the detector restarts once, at the latest loss" }
+                return "\(what), \(count) \(Self.times(count)) in the last \(Self.whole(seconds)) s: the detector "
+                    + "restarted once for them, at the latest loss"
             })
         }
         return facts

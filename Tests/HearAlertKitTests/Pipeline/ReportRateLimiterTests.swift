@@ -42,4 +42,18 @@ import Testing
         #expect(facts[0].describe(1, nil) == "audio device 'hw:1' stopped working: No such device; reopening in 0.5 s")
         #expect(facts[2].describe(12, 10.2) == "capture overruns on 'hw:1' repaired: 12 in the last 10 s")
     }
+
+    @Test func coalescedCaptureBreaksAreCountedAndPutIntoWords() {
+        // More breaks than the queue holds, none taken: the ones past its capacity are coalesced, and the
+        // capture side's last fact counts them for the reporter.
+        let events = DeviceEvents(role: "capture", device: "hw:1")
+        let coalesced = events.facts[4]
+        for loss in 1...(CaptureRestarts.capacity + 3) { events.restarts.streamBreaks(atSample: loss * 8000) }
+        #expect(coalesced.total() == 2)
+        #expect(coalesced.describe(1, nil) == "the capture device was lost again while processing was far behind: "
+                + "the detector restarts once, at the latest loss")
+        #expect(coalesced.describe(2, 9.6) == "the capture device was lost again while processing was far behind, "
+                + "2 times in the last 10 s: the detector restarted once for them, at the latest loss")
+        #expect(DeviceEvents(role: "playback", device: "hw:0").facts.count == 3)
+    }
 }
