@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hearalert_corpus import LABELS, SPLITS  # noqa: E402
 from hearalert_corpus import containers  # noqa: E402
 from hearalert_corpus.sources import (  # noqa: E402
-    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, list_alert_recordings)
+    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, list_alert_recordings, recording_file_name)
 
 DEFAULT_MANIFEST = Path(__file__).resolve().parent / "alert_recordings.tsv"
 MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "split", "note")
@@ -83,7 +83,7 @@ class Recording:
     @property
     def file_name(self) -> str:
         """Name under OUT/<label>/: the package keeps names unique and the provenance visible."""
-        return containers.recording_file_name(self.package, self.path_inside)
+        return recording_file_name(self.package, self.path_inside)
 
     @property
     def alerts_path(self) -> str:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_format import CorpusFormatError, read_corpus
-from hearalert_corpus.containers import recording_file_name
+from hearalert_corpus.sources import recording_file_name
 
 RECORDED = "recorded:"
 COLLAR = 0.2          # s, sed_eval's onset collar, as the host's evaluation
@@ -82,7 +82,15 @@ def load_detections(path: Path) -> dict[str, list[dict]]:
     files = report.get("files") if isinstance(report, dict) else None
     if not isinstance(files, list) or not files:
         raise InputError(f"{path}: no per-file results; run hearalert evaluate with --per-file --json")
-    return {f["filename"]: f["detections"] for f in files}
+    detections = {}
+    for index, f in enumerate(files):
+        try:
+            detections[f["filename"]] = [{"label": str(d["label"]), "onset": float(d["onset"]),
+                                          "offset": float(d["offset"])} for d in f["detections"]]
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"{path}: files[{index}] is not a file result with a filename and detections "
+                             f"(label, onset, offset): {e!r}") from e
+    return detections
 
 
 def overlaps(d: dict, start: float, end: float) -> bool:
@@ -92,6 +100,9 @@ def overlaps(d: dict, start: float, end: float) -> bool:
 def score(corpus_dir: Path, detections: dict[str, list[dict]], heard: set[str]) -> dict:
     """Per recording and per (kind of alert, alert SNR sign) tallies; see the module docstring."""
     corpus = read_corpus(corpus_dir)
+    if not any(corpus.file_extras(f.filename).get("alerts") for f in corpus.files):
+        raise InputError(f"{corpus_dir}: corpus.json lists no alerts per file (files[NAME].alerts), so real "
+                         "recordings cannot be told from synthetic alerts; make the corpus with make_corpus.py")
     recordings: dict[str, Tally] = {}
     groups: dict[str, Tally] = {}
     for f in corpus.files:

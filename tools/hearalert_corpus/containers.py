@@ -79,16 +79,6 @@ def file_stem(container: str, member: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._") or "member"
 
 
-def recording_file_name(package: str, path_inside: str) -> str:
-    """The name fetch_alert_recordings.py gives a manifest row's recording under OUT/<label>/ (and make_corpus
-    records as the alert's kind, `recorded:<name>`): `<package>__<basename>` for a whole file,
-    `<package>__<container stem>__<member>.wav` for a member of a container."""
-    container, member = split_path(path_inside)
-    if member is not None:
-        return f"{package}__{file_stem(container, member)}.wav"
-    return f"{package}__{PurePosixPath(path_inside).name}"
-
-
 def read_member(data: bytes, container: str, member: str) -> Member:
     """The member `member` of the container file `container` whose bytes are `data`."""
     problem = check_reference(container, member)

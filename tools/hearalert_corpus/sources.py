@@ -17,7 +17,7 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from . import LABELS, SAMPLE_RATE, SPLITS
+from . import LABELS, SAMPLE_RATE, SPLITS, containers
 
 AUDIO_SUFFIXES = {".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif", ".au", ".mp3"}
 SPLIT_LIST = "splits.tsv"
@@ -105,6 +105,17 @@ def list_audio(folder: str | Path | None, split: str, root: str | Path | None = 
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES)
     return [p for p in files
             if listed.get(p.relative_to(root).as_posix(), split_of(p.relative_to(folder).as_posix())) == split]
+
+
+def recording_file_name(package: str, path_inside: str) -> str:
+    """The name a real recording gets under ALERTS_DIR/<label>/ (fetch_alert_recordings.py), which make_corpus
+    records as its alerts' kind, `recorded:<name>`: the package keeps names unique and the provenance visible.
+    `<package>__<basename>` for a whole file, `<package>__<container stem>__<member>.wav` for a member of a
+    container (`path.sf2#Sample`, `path.cat#N`)."""
+    container, member = containers.split_path(path_inside)
+    if member is not None:
+        return f"{package}__{containers.file_stem(container, member)}.wav"
+    return f"{package}__{PurePosixPath(path_inside).name}"
 
 
 def list_alert_recordings(alerts_dir: str | Path, split: str) -> dict[str, list[Path]]:

@@ -109,6 +109,9 @@ def test_the_command_prints_both_tables_and_writes_json(case, tmp_path, capsys):
 @pytest.mark.parametrize("content, words", [
     ("{not json", "not JSON"),
     ('{"model": "m"}', "no per-file results"),
+    ('{"files": [{"filename": "a.wav"}]}', "files[0] is not a file result"),
+    ('{"files": [{"filename": "a.wav", "detections": [{"label": "siren", "onset": "x", "offset": 1}]}]}',
+     "files[0] is not a file result"),
 ])
 def test_an_evaluation_without_per_file_results_is_a_one_line_error(case, tmp_path, capsys, content, words):
     corpus, _, sources = case
@@ -132,3 +135,13 @@ def test_a_sources_table_without_its_columns_is_refused(case, tmp_path, capsys):
     bad.write_text("package\tfile\nx\ty\n")
     assert score_recordings.main(["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources", str(bad)]) == 1
     assert "columns path_inside, source, split" in capsys.readouterr().err
+
+
+def test_a_corpus_without_per_alert_extras_is_refused(case, tmp_path, capsys):
+    corpus, evaluation, sources = case
+    meta = json.loads((corpus / "corpus.json").read_text())
+    del meta["files"]
+    (corpus / "corpus.json").write_text(json.dumps(meta))
+    args = ["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources", str(sources)]
+    assert score_recordings.main(args) == 1
+    assert "lists no alerts per file" in capsys.readouterr().err
