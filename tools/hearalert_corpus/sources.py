@@ -11,6 +11,10 @@ split, an unlisted one keeps the hash. For --alerts-dir the root is the alerts f
 from __future__ import annotations
 
 import hashlib
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -22,6 +26,9 @@ from . import LABELS, SAMPLE_RATE, SPLITS, containers
 AUDIO_SUFFIXES = {".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif", ".au", ".mp3"}
 SPLIT_LIST = "splits.tsv"
 SPLIT_LIST_HEADER = ("path", "split")
+TIME_FRAGMENT = "t="  # W3C Media Fragments URI 1.0, section 4.2.1: the temporal dimension
+_SECONDS = r"\d+(?:\.\d*)?"  # the spec's npt-sec: digits, optionally a '.' and more digits (no sign, no exponent)
+_TEMPORAL = re.compile(rf"t=(?:npt:)?(?:(?P<start>{_SECONDS})(?:,(?P<end>{_SECONDS}))?|,(?P<end_only>{_SECONDS}))")
 
 
 class RecordingsError(Exception):
@@ -107,14 +114,103 @@ def list_audio(folder: str | Path | None, split: str, root: str | Path | None = 
             if listed.get(p.relative_to(root).as_posix(), split_of(p.relative_to(folder).as_posix())) == split]
 
 
+@dataclass(frozen=True)
+class TimeRange:
+    """An excerpt of a recording, `#t=START,END` in a manifest path: the samples whose time lies in [START, END)
+    seconds from the file's first sample. START and END keep the digits written (canonical: no leading zeros
+    before the point, no trailing zeros after it), so the excerpt and its name never hang on float rounding."""
+    start: str
+    end: str | None  # None: to the end of the recording (`#t=START`)
+
+    @property
+    def fragment(self) -> str:
+        """The range as a manifest writes it, canonically: 't=0,5', 't=2.5'."""
+        return f"{TIME_FRAGMENT}{self.start}" + ("" if self.end is None else f",{self.end}")
+
+    @property
+    def label(self) -> str:
+        """The excerpt in a file name: 't0-5s' for t=0,5, 't2.5s-end' for t=2.5."""
+        return f"t{self.start}s-end" if self.end is None else f"t{self.start}-{self.end}s"
+
+    def frames(self, rate: int, length: int) -> tuple[int, int]:
+        """[first, stop) sample indices of the excerpt in a recording of `length` samples at `rate` Hz: sample n
+        (at n / rate seconds) is in when START <= n / rate < END. A range starting or ending after the recording,
+        or holding no sample, is a RecordingsError."""
+        def fail(problem: str) -> RecordingsError:
+            return RecordingsError(f"#{self.fragment} {problem} (the recording has {length} samples at {rate} Hz"
+                                   + (f", {length / rate:.4f} s)" if rate > 0 else ")"))
+
+        if rate <= 0 or length <= 0:
+            raise fail("cannot be cut")
+        first = math.ceil(Fraction(self.start) * rate)
+        if first >= length:
+            raise fail("starts after the recording")
+        stop = length
+        if self.end is not None:
+            if Fraction(self.end) * rate > length:
+                raise fail("ends after the recording")
+            stop = math.ceil(Fraction(self.end) * rate)
+        if not 0 <= first < stop <= length:
+            raise fail("holds no sample")
+        return first, stop
+
+
+def _canonical_seconds(text: str) -> str:
+    """'05.50' -> '5.5', '3.' -> '3', '0.0' -> '0': one spelling per time, for names and duplicate checks."""
+    whole, _, fraction = text.partition(".")
+    whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def parse_time_range(fragment: str) -> TimeRange:
+    """The TimeRange of a Media Fragments temporal fragment (what follows '#'): `t=START,END`, `t=START` (to
+    the end) or `t=,END` (from 0), in seconds with optional decimals and an optional `npt:` prefix. Anything
+    else (other time formats, signs, exponents, spaces, START >= END) is a one-line RecordingsError."""
+    match = _TEMPORAL.fullmatch(fragment)
+    if match is None:
+        if "-" in fragment:
+            raise RecordingsError(f"#{fragment}: times are seconds from the start and cannot be negative")
+        raise RecordingsError(f"#{fragment} is not a time range: write #t=START,END, #t=START or #t=,END in "
+                              "seconds (e.g. #t=0,5.1)")
+    start = _canonical_seconds(match["start"] or "0")
+    end_text = match["end"] or match["end_only"]
+    end = None if end_text is None else _canonical_seconds(end_text)
+    if end is not None and Fraction(start) >= Fraction(end):
+        raise RecordingsError(f"#{fragment}: START ({start} s) must be before END ({end} s)")
+    return TimeRange(start, end)
+
+
+def split_reference(path_inside: str) -> tuple[str, str | None, TimeRange | None]:
+    """(file in the package, container member, time range) named by a manifest path: `path`,
+    `path.sf2#Sample` / `path.cat#N` (a member) or `path#t=START,END` (an excerpt of an audio file). A fragment
+    starting with `t=` is always a time range; a time range of a container member (`path.cat#35#t=0,1`) is
+    refused with a RecordingsError, as is a time range of a container file itself."""
+    path, member = containers.split_path(path_inside)
+    if member is None:
+        return path, None, None
+    if member.startswith(TIME_FRAGMENT):
+        kind = containers.KINDS.get(PurePosixPath(path).suffix.lower())
+        if kind is not None:
+            raise RecordingsError(f"{path_inside}: a time range cuts an audio file, not a {kind}; name one of its "
+                                  f"members (…{containers.SEPARATOR}member)")
+        return path, None, parse_time_range(member)
+    if f"{containers.SEPARATOR}{TIME_FRAGMENT}" in member:
+        raise RecordingsError(f"{path_inside}: a time range of a container member is not supported; cut a whole "
+                              "audio file (path#t=START,END)")
+    return path, member, None
+
+
 def recording_file_name(package: str, path_inside: str) -> str:
     """The name a real recording gets under ALERTS_DIR/<label>/ (fetch_alert_recordings.py), which make_corpus
     records as its alerts' kind, `recorded:<name>`: the package keeps names unique and the provenance visible.
     `<package>__<basename>` for a whole file, `<package>__<container stem>__<member>.wav` for a member of a
-    container (`path.sf2#Sample`, `path.cat#N`)."""
-    container, member = containers.split_path(path_inside)
+    container (`path.sf2#Sample`, `path.cat#N`), `<package>__<file stem>__t<START>-<END>s.wav` for an excerpt
+    (`path#t=START,END`; `…__t<START>s-end.wav` for `#t=START`). A malformed reference is a RecordingsError."""
+    path, member, excerpt = split_reference(path_inside)
     if member is not None:
-        return f"{package}__{containers.file_stem(container, member)}.wav"
+        return f"{package}__{containers.file_stem(path, member)}.wav"
+    if excerpt is not None:
+        return f"{package}__{containers.file_stem(path, excerpt.label)}.wav"
     return f"{package}__{PurePosixPath(path_inside).name}"
 
 

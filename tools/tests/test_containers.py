@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import shutil
 import struct
-import subprocess
 import sys
 import wave
 from pathlib import Path
@@ -23,6 +21,7 @@ sys.path.insert(0, str(TOOLS))
 import fetch_alert_recordings as fetcher  # noqa: E402
 from hearalert_corpus import containers  # noqa: E402
 from hearalert_corpus.containers import ContainerError  # noqa: E402
+from fake_debs import build_deb  # noqa: E402
 
 SF2_PATH = "usr/share/sounds/sf2/Tiny Bank.sf2"  # a space, to check the output name is made safe
 CAT_PATH = "usr/share/games/fake/sounds.cat"
@@ -209,21 +208,8 @@ PACKAGE, VERSION = "hearalert-fake-containers", "1.0-1"
 
 @pytest.fixture()
 def debs(tmp_path: Path) -> Path:
-    if shutil.which("dpkg-deb") is None:
-        pytest.skip("needs dpkg-deb")
-    root = tmp_path / "pkg"
-    (root / "DEBIAN").mkdir(parents=True)
-    (root / "DEBIAN" / "control").write_text(
-        f"Package: {PACKAGE}\nVersion: {VERSION}\nArchitecture: all\nMaintainer: Test <test@example.org>\n"
-        "Description: fake sound containers for a test\n")
-    for path, data in ((SF2_PATH, sf2()), (CAT_PATH, cat(CAT_ENTRIES))):
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_bytes(data)
-    folder = tmp_path / "debs"
-    folder.mkdir()
-    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(root), str(folder / "fake.deb")],
-                   check=True, capture_output=True)
-    return folder
+    return build_deb(tmp_path, PACKAGE, VERSION, {SF2_PATH: sf2(), CAT_PATH: cat(CAT_ENTRIES)},
+                     "fake sound containers")
 
 
 ROWS = [  # label, path_inside, expected WAV (standard library), split
