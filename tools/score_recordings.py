@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_format import CorpusFormatError, read_corpus
-from hearalert_corpus.sources import recording_file_name
+from hearalert_corpus.sources import RecordingsError, recording_file_name
 
 RECORDED = "recorded:"
 COLLAR = 0.2          # s, sed_eval's onset collar, as the host's evaluation
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         heard = heard_recordings(args.sources)
         result = score(args.corpus, load_detections(args.evaluation), heard)
-    except (InputError, CorpusFormatError) as e:
+    except (InputError, CorpusFormatError, RecordingsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(format_tables(result, heard))

@@ -145,3 +145,13 @@ def test_a_corpus_without_per_alert_extras_is_refused(case, tmp_path, capsys):
     args = ["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources", str(sources)]
     assert score_recordings.main(args) == 1
     assert "lists no alerts per file" in capsys.readouterr().err
+
+
+def test_a_sources_row_with_a_malformed_excerpt_is_a_one_line_error(case, tmp_path, capsys):
+    corpus, evaluation, _ = case
+    bad = tmp_path / "S.tsv"
+    bad.write_text("source\tversion\tpath_inside\tlicence\tused_for\tsplit\n"
+                   "pkg\t1\tusr/share/horn.wav#t=5,1\tCC0-1.0\talert:car_horn\ttrain\n")
+    assert score_recordings.main(["--corpus", str(corpus), "--evaluation", str(evaluation), "--sources", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
