@@ -9,8 +9,10 @@ sample) or `path/in/deb.cat#N` (entry N, from 0, of an OpenTTD sound catalogue):
 as a WAV at its own sample rate, and the row's sha256 is of that written WAV (hearalert_corpus/containers.py).
 A path_inside may also name an excerpt of an audio file with a W3C Media Fragments time range, `path#t=START,END`
 (seconds, decimals allowed; `#t=START` runs to the end, `#t=,END` starts at 0): the samples whose time lies in
-[START, END), decoded and written as a WAV at the file's own rate and channels (16-bit, 8-bit for 8-bit files); the
-row's sha256 is of that written WAV too. A time range of a container member is refused.
+[START, END), decoded and written as a WAV at the file's own rate and channels (16-bit, 8-bit for 8-bit files). The
+row's sha256 is of the whole file as extracted, not of the excerpt: a lossy file's decoded samples differ by a
+least significant bit between decoder builds, while the file and the range pin the excerpt. A time range of a
+container member is refused.
 For each package this tool runs `apt-get download PKG=VERSION` (nothing is installed, no root needed) or reuses
 a .deb already in --debs, extracts only the listed files with `dpkg-deb --fsys-tarfile`, checks every sha256 and
 writes
@@ -269,13 +271,20 @@ def recording_bytes(rec: Recording, data: bytes) -> bytes:
         raise FetchError(f"{rec.package} {rec.version}: {e}") from e
 
 
-def write_recording(rec: Recording, data: bytes, out: Path) -> Path:
-    """Check the hash, write OUT/<label>/<name>, check soundfile can read it (make_corpus will)."""
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != rec.sha256:
-        kind = ("WAV written from the excerpt" if rec.excerpt is not None else
-                "file" if rec.member is None else "WAV written from the member")
-        raise FetchError(f"sha256 mismatch for {rec.where}: manifest {rec.sha256}, {kind} {digest}")
+def write_recording(rec: Recording, extracted: bytes, out: Path) -> Path:
+    """Check the hash (of the extracted file for a whole file or an excerpt, of the written WAV for a container
+    member), write OUT/<label>/<name>, check soundfile can read it (make_corpus will)."""
+    def check(pinned: bytes, kind: str) -> None:
+        digest = hashlib.sha256(pinned).hexdigest()
+        if digest != rec.sha256:
+            raise FetchError(f"sha256 mismatch for {rec.where}: manifest {rec.sha256}, {kind} {digest}")
+
+    if rec.member is None:  # checked before an excerpt is decoded from it
+        check(extracted, "file")
+        data = recording_bytes(rec, extracted)
+    else:
+        data = recording_bytes(rec, extracted)
+        check(data, "WAV written from the member")
     target = out / rec.label / rec.file_name
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
@@ -354,7 +363,7 @@ def fetch(out: Path, manifest: Path, debs: Path | None, offline: bool, sources_t
             mine = [r for r in recordings if (r.package, r.version) == (package, version)]
             data = extract(deb, sorted({r.container_path for r in mine}))
             for rec in mine:
-                written[rec] = write_recording(rec, recording_bytes(rec, data[rec.container_path]), out)
+                written[rec] = write_recording(rec, data[rec.container_path], out)
                 print(f"    {rec.label}/{rec.file_name}  sha256 ok", flush=True)
     split_list = write_split_list(out, recordings)
     stray_files = check_splits(out, recordings)
