@@ -52,9 +52,22 @@ fi
 stamp=.venv/.requirements.sha256
 want=$(sha256sum tools/requirements.txt | cut -d' ' -f1)
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  # PyPI's torch brings CUDA libraries: the environment takes about 6 GB, and pip needs room for the largest
+  # wheel while it unpacks. Refuse early, in one line, rather than fail half-way with "No space left on device".
+  need_kb=$((8 * 1024 * 1024))
+  free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+  tmp_free_kb=$(df -Pk "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $4 }')
+  if ((free_kb < need_kb || tmp_free_kb < need_kb / 4)); then
+    echo "setup: not enough disk space for .venv: $((free_kb / 1024)) MB free here and $((tmp_free_kb / 1024)) MB" \
+      "in ${TMPDIR:-/tmp}; it needs about 8 GB here and 2 GB there (PyTorch with its CUDA libraries)." \
+      "Free some space, or point TMPDIR at a larger disk, and run again." >&2
+    exit 1
+  fi
   echo "setup: preparing the Python environment in .venv (first time: several minutes, PyTorch is large)" >&2
+  rm -rf .venv
   python3 -m venv .venv
-  .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r tools/requirements.txt
+  # No pip cache: it would keep a second copy of every wheel (about 3 GB) that nothing here reuses.
+  .venv/bin/pip install -q --no-cache-dir --upgrade pip
+  .venv/bin/pip install -q --no-cache-dir -r tools/requirements.txt
   echo "$want" > "$stamp"
 fi
