@@ -60,7 +60,9 @@ def siren(rng: np.random.Generator, duration: float) -> Alert:
     t = np.arange(n) / SR
     kind = rng.choice(["wail", "yelp", "phaser", "hi_lo", "two_tone", "air_raid"],
                       p=[0.25, 0.2, 0.07, 0.18, 0.18, 0.12])
-    lo, hi = rng.uniform(450, 850), rng.uniform(1100, 1900)
+    # Real sirens sweep anything from a narrow 1.1:1 (645 -> 570 Hz heard down a street) to over 3:1.
+    lo = rng.uniform(400, 900)
+    hi = min(2000.0, lo * rng.uniform(1.12, 3.2))
     if kind in ("wail", "yelp", "phaser"):
         period = {"wail": rng.uniform(2.0, 7.0), "yelp": rng.uniform(0.15, 0.5), "phaser": rng.uniform(0.05, 0.12)}[kind]
         ph = (t / period + rng.uniform(0, 1)) % 1.0
@@ -128,7 +130,9 @@ def car_horn(rng: np.random.Generator, duration: float) -> Alert:
     t = np.arange(n) / SR
     base = rng.uniform(150, 280) if kind == "truck" else rng.uniform(280, 540)
     n_tones = 3 if kind == "truck" and rng.random() < 0.6 else (2 if rng.random() < 0.65 else 1)
-    ratios = [1.0, rng.uniform(1.18, 1.36), rng.uniform(1.45, 1.6)][:n_tones]
+    # Dual horns are tuned from a beating near-unison (fire-engine air horns, 215/222 Hz) through a second
+    # (463/521 Hz) to a major third or more; triple horns add roughly a fifth.
+    ratios = [1.0, rng.uniform(1.03, 1.4), rng.uniform(1.45, 1.6)][:n_tones]
     factor = np.ones(n)
     amp = np.ones(n, dtype=np.float32)
     if rng.random() < 0.2:
@@ -305,6 +309,8 @@ def phone_ring(rng: np.random.Generator, duration: float) -> Alert:
     if kind == "ringtone":  # melodic loop: repeated motif until answered
         scale = [0, 2, 4, 5, 7, 9, 11, 12, 14, 16] if rng.random() < 0.6 else [0, 2, 4, 7, 9, 12, 14, 16]
         motif = [int(rng.choice(scale)) for _ in range(int(rng.integers(3, 9)))]
+        if rng.random() < 0.5:
+            return _mallet_ringtone(rng, duration, motif)
         base, step = rng.uniform(400, 1300), rng.uniform(0.08, 0.25)
         pause = rng.uniform(0.0, 0.6)
         freq = np.zeros(n)
@@ -340,6 +346,41 @@ def phone_ring(rng: np.random.Generator, duration: float) -> Alert:
         x = x * (0.6 + 0.4 * np.sin(2 * np.pi * rng.uniform(16, 25) * t))
     x = x * gate(n, segs, ramp=0.01)
     return _finish("phone_ring", str(kind), x, segs, rng)
+
+
+_MARIMBA_RATIOS = np.array([1.0, 3.9, 9.2])  # tuned marimba bar: second mode two octaves up, third near 10×
+
+
+def _mallet_ringtone(rng: np.random.Generator, duration: float, motif: list[int]) -> Alert:
+    """A smartphone ringtone played on a marimba, vibraphone or music box: struck notes that ring and decay,
+    sometimes over a lower accompanying voice. Beeped tones alone teach that a melody of decaying notes is
+    music, and real phones ring this way more often than not."""
+    ratios = _MARIMBA_RATIOS if rng.random() < 0.6 else _BAR_RATIOS
+    ratios = ratios * rng.uniform(0.98, 1.02, size=len(ratios))
+    tau = rng.uniform(0.08, 0.6)
+    decays = tau / np.arange(1, len(ratios) + 1) ** rng.uniform(1.0, 2.0)
+    amps = np.concatenate([[1.0], rng.uniform(0.05, 0.5, size=len(ratios) - 1)])
+    base, step = rng.uniform(250, 1700), rng.uniform(0.1, 0.4)
+    pause = rng.uniform(0.0, 1.5)
+    harmony = int(rng.choice([-3, -4, -5, -7, -12])) if rng.random() < 0.4 else None
+    ring = min(1.5, 3.45 * tau)  # until it has fallen 30 dB
+    n = samples(duration)
+    x = np.zeros(n, dtype=np.float32)
+    starts, pos = [], 0.0
+    while pos < duration:
+        for semitone in motif:
+            note = struck(base * 2 ** (semitone / 12), ratios, decays, amps, ring, rng)
+            if harmony is not None:
+                note += 0.4 * struck(base * 2 ** ((semitone + harmony) / 12), ratios, decays, amps, ring, rng)
+            place(x, note * rng.uniform(0.8, 1.0), samples(pos))
+            starts.append(pos)
+            pos += step
+            if pos >= duration:
+                break
+        pos += pause
+    x = x * gate(n, [(0.0, duration)], ramp=0.004)
+    # Each note sounds until it has fallen 30 dB; the mixer joins notes less than 1 s apart into one event.
+    return _finish("phone_ring", "ringtone_mallet", x, [(a, a + ring) for a in starts], rng)
 
 
 GENERATORS = {

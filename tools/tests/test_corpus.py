@@ -117,3 +117,26 @@ def test_every_label_synthesises_varied_sounding_alerts(label):
     assert len(kinds) >= 2, f"{label}: no variety in kinds ({kinds})"
     distinct = {int(np.argmax(s)) // 50 for s in spectra}
     assert len(distinct) >= 3, f"{label}: dominant frequencies barely vary"
+
+
+def test_mallet_ringtones_are_struck_notes_that_ring_down_with_marimba_or_bar_partials():
+    from hearalert_corpus.alerts import _BAR_RATIOS, _MARIMBA_RATIOS, _mallet_ringtone
+    for seed in range(8):
+        alert = _mallet_ringtone(np.random.default_rng(seed), 3.0, [0])  # one note, repeated: one pitch
+        x, sr = alert.samples.astype(np.float64), 16000
+        starts = [a for a, _ in alert.segments]
+        step = starts[1] - starts[0]
+        assert step > 0 and all(b > a for a, b in alert.segments)
+        # The first note alone, up to the second: it rings down from its attack.
+        first = x[:int(min(step, alert.segments[0][1]) * sr)]
+        head, tail = first[:160], first[-160:]
+        assert np.sqrt(np.mean(tail ** 2)) < 0.9 * np.sqrt(np.mean(head ** 2))
+        # Its partials: the strongest peak is the fundamental, and a mode of a marimba or free bar sits above it.
+        spectrum = np.abs(np.fft.rfft(first * np.hanning(len(first)), n=1 << 16))
+        freqs = np.fft.rfftfreq(1 << 16, 1 / sr)
+        f0 = freqs[np.argmax(spectrum)]
+        assert 240 <= f0 <= 1750
+        modes = [r for r in (_MARIMBA_RATIOS[1], _BAR_RATIOS[1]) if r * f0 < 7000]
+        around = [spectrum[(freqs > 0.97 * r * f0) & (freqs < 1.03 * r * f0)].max() for r in modes]
+        floor = np.median(spectrum)
+        assert max(around) > 20 * floor, f"seed {seed}: no bar mode above {f0:.0f} Hz"
