@@ -9,6 +9,9 @@ EventBasedMetrics (onset+offset and onset-only) and SegmentBasedMetrics (1 s), a
 Two quantities sed_eval does not compute are derived here with sed_eval's own matching pieces or plain Python:
   - onset latency: sed_eval's graph (same label, onset within the collar) matched by sed_eval.util.bipartite_match,
     then detected_at - reference onset, summarised with numpy.percentile (median, 90th);
+  - announcement delay: for every reference event that an estimate of the same label overlaps in time (strictly:
+    estimate onset < event offset and estimate offset > event onset), the earliest such estimate's detected_at
+    minus the event's onset, 0 if negative; summarised as the onset latency;
   - false alarms per hour: in files without reference events, every estimate; over all files, estimates that
     overlap no reference event widened by the collar, per hour of time outside those widened events.
 
@@ -127,6 +130,14 @@ def segment_based(case):
     return out
 
 
+def summary(values):
+    """Count, median and 90th percentile of delays in seconds (numpy.percentile, linear); null when none."""
+    if not values:
+        return {"count": 0, "median": None, "p90": None}
+    return {"count": len(values), "median": float(numpy.percentile(values, 50)),
+            "p90": float(numpy.percentile(values, 90))}
+
+
 def latency(case):
     """Onset latency of the same-label, onset-within-collar pairs sed_eval's optimal matching picks."""
     validate_onset = sed_eval.sound_event.EventBasedMetrics.validate_onset
@@ -144,14 +155,33 @@ def latency(case):
             delay = f["estimate"][i][3] - f["reference"][j][1]
             everything.append(delay)
             delays.setdefault(f["reference"][j][0], []).append(delay)
-
-    def summary(values):
-        if not values:
-            return {"count": 0, "median": None, "p90": None}
-        return {"count": len(values), "median": float(numpy.percentile(values, 50)),
-                "p90": float(numpy.percentile(values, 90))}
-
     return {"overall": summary(everything), "class_wise": {label: summary(delays[label]) for label in case["labels"]}}
+
+
+def announcement_delay(case):
+    """The user's wait for every reference event a same-label estimate overlaps, however that estimate's onset
+    was stamped: earliest announcement among the overlapping estimates minus the event's onset, at least 0."""
+    everything = []
+    per_label = {label: [] for label in case["labels"]}
+    for f in case["files"]:
+        for ref_label, ref_onset, ref_offset in f["reference"]:
+            earliest = None
+            for est_label, est_onset, est_offset, detected_at in f["estimate"]:
+                if est_label != ref_label:
+                    continue
+                if not (est_onset < ref_offset and est_offset > ref_onset):
+                    continue
+                if earliest is None or detected_at < earliest:
+                    earliest = detected_at
+            if earliest is None:
+                continue
+            wait = earliest - ref_onset
+            if wait < 0:
+                wait = 0.0
+            everything.append(wait)
+            per_label.setdefault(ref_label, []).append(wait)
+    return {"overall": summary(everything),
+            "class_wise": {label: summary(per_label[label]) for label in case["labels"]}}
 
 
 def widened_union_length(events, duration):
@@ -198,6 +228,7 @@ def expected(case):
         "event_based_onset_only": event_based(case, evaluate_offset=False),
         "segment_based": segment_based(case),
         "latency": latency(case),
+        "announcement_delay": announcement_delay(case),
         "false_alarms": false_alarms(case),
     }
 
@@ -261,6 +292,16 @@ def hand_written_cases():
         {"name": "smaller_vocabulary", "labels": ["siren", "knock"],
          "files": [one_file("a.wav", 9.0, [("knock", 1.0, 1.5), ("siren", 3.0, 6.0)],
                             [("knock", 1.05, 1.45), ("car_horn", 3.0, 6.0), ("siren", 7.0, 8.0)])]},
+        # announcement delay: a late stamp outside the collar, detections touching an event only at its edges,
+        # one detection spanning two events (the second already reported when it begins), a detection of
+        # another label, and one announced before the event's onset
+        {"name": "announcement_delay_rules", "labels": v,
+         "files": [one_file("a.wav", 20.0,
+                            [("siren", 1.0, 5.0), ("car_horn", 6.0, 7.0), ("alarm_clock", 8.0, 10.0),
+                             ("alarm_clock", 11.5, 13.0), ("doorbell", 14.0, 15.0), ("smoke_alarm", 16.0, 18.0)],
+                            [("siren", 1.9, 5.0, 3.2), ("car_horn", 5.0, 6.0, 5.5), ("car_horn", 7.0, 8.0, 7.2),
+                             ("alarm_clock", 8.0, 13.0, 8.4), ("alarm_clock", 11.6, 13.0, 12.0),
+                             ("phone_ring", 14.0, 15.0, 14.3), ("smoke_alarm", 15.9, 18.0, 15.95)])]},
     ]
 
 

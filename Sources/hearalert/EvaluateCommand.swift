@@ -15,10 +15,15 @@ struct EvaluateCommand: ParsableCommand {
             Reported: event-based precision, recall, F1 and error rate per label and overall, micro and macro \
             (onset collar 200 ms, offset collar max(200 ms, 50 % of the event), optimal matching: identical to \
             sed_eval 0.2.1); onset-only F1; segment-based (1 s) F1 and error rate; onset latency of matched \
-            events (announcement time minus reference onset: median, 90th percentile); false alarms per hour \
-            over alert-free files and over alert-free time; all of it by SNR bucket when corpus.json records \
-            per-file SNRs; and, when clean/ exists, the enhancer's SNR and segmental SNR in and out and the \
-            alert energy it keeps. A progress bar goes to stderr, a table to stdout, everything to --json.
+            events (announcement time minus reference onset: median, 90th percentile); announcement delay \
+            (median, 90th percentile); false alarms per hour over alert-free files and over alert-free time; all \
+            of it by SNR bucket when corpus.json records per-file SNRs; and, when clean/ exists, the enhancer's \
+            SNR and segmental SNR in and out and the alert energy it keeps. A progress bar goes to stderr, a table \
+            to stdout, everything to --json.
+
+            Announcement delay is how long after an alert began the user was told, for every alert that a \
+            detection of its label reported, however its onset was stamped (0 when that label was already being \
+            reported); onset latency leaves out an alert whose onset was stamped outside the collar.
 
             Examples:
               hearalert evaluate --corpus corpora/test --json out/test-report.json

@@ -1,11 +1,12 @@
 /// Every detection score of an evaluation, accumulated one file at a time so memory stays flat in corpus size:
-/// only counts and matched-event delays are kept, never audio or posteriors.
+/// only counts and per-event delays are kept, never audio or posteriors.
 public struct DetectionScorer: Sendable {
     public let labels: [String]
     private var eventBased: EventBasedMetrics
     private var onsetOnly: EventBasedMetrics
     private var segmentBased: SegmentBasedMetrics
     private var latency: OnsetLatency
+    private var announcementDelay: OnsetLatency
     private var falseAlarms: FalseAlarmRate
     private var files = 0
     private var seconds = 0.0
@@ -23,6 +24,7 @@ public struct DetectionScorer: Sendable {
         onsetOnly = EventBasedMetrics(labels: labels, rules: onsetRules)
         segmentBased = SegmentBasedMetrics(labels: labels, segmentLength: segmentLength)
         latency = OnsetLatency(labels: labels)
+        announcementDelay = OnsetLatency(labels: labels)
         falseAlarms = FalseAlarmRate(collar: rules.collar)
     }
 
@@ -38,12 +40,17 @@ public struct DetectionScorer: Sendable {
             latency.add(delay: delay, label: reference[pair.reference].label)
             delays.append(delay)
         }
+        let announced = AnnouncementDelay.delays(reference: reference, detections: detections)
+        for (label, delay) in announced {
+            announcementDelay.add(delay: delay, label: label)
+        }
         let segments = segmentBased.add(reference: reference, estimate: estimate, duration: duration)
         let falseAlarmCount = falseAlarms.add(reference: reference, estimate: estimate, duration: duration)
         files += 1
         seconds += duration
         return FileScore(events: events.counts, onsetOnlyEvents: onsets.counts, segments: segments,
-                         falseAlarms: falseAlarmCount, latencies: delays)
+                         falseAlarms: falseAlarmCount, latencies: delays,
+                         announcementDelays: announced.map(\.delay))
     }
 
     /// The scores over every file added so far.
@@ -52,6 +59,7 @@ public struct DetectionScorer: Sendable {
             files: files, seconds: seconds,
             eventBased: eventBased.results(), eventBasedOnsetOnly: onsetOnly.results(),
             segmentBased: segmentBased.results(), latency: latency.results(),
+            announcementDelay: announcementDelay.results(),
             falseAlarms: .init(alertFreeFiles: falseAlarms.alertFreeFiles, alertFreeTime: falseAlarms.alertFreeTime)
         )
     }
@@ -67,6 +75,8 @@ public struct FileScore: Sendable, Encodable {
     public var falseAlarms: Int
     /// Onset latencies of the file's matched events, in seconds.
     public var latencies: [Double]
+    /// Announcement delays of the file's events that a same-label detection overlaps, in reference order.
+    public var announcementDelays: [Double]
 }
 
 /// Detection scores over a set of files.
@@ -77,7 +87,10 @@ public struct DetectionReport: Sendable, Encodable {
     public var eventBased: ScoreTable
     public var eventBasedOnsetOnly: ScoreTable
     public var segmentBased: ScoreTable
+    /// Announcement minus onset over the events onset-only matching pairs.
     public var latency: LatencyReport
+    /// The user's wait for every alert a detection of its label reported, however its onset was stamped.
+    public var announcementDelay: LatencyReport
     public var falseAlarms: FalseAlarms
 
     /// False alarms over alert-free files and over alert-free time in all files.

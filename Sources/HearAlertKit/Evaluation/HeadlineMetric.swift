@@ -67,6 +67,12 @@ struct HeadlineMetric: Sendable {
         HeadlineMetric(name: "onset latency, 90th pct", kind: .seconds, higherIsBetter: false) {
             $0.detection.latency.overall.p90
         },
+        HeadlineMetric(name: "announcement delay, median", kind: .seconds, higherIsBetter: false) {
+            $0.detection.announcementDelay.overall.median
+        },
+        HeadlineMetric(name: "announcement delay, 90th pct", kind: .seconds, higherIsBetter: false) {
+            $0.detection.announcementDelay.overall.p90
+        },
         HeadlineMetric(name: "false alarms, alert-free files", kind: .perHour, higherIsBetter: false) {
             $0.detection.falseAlarms.alertFreeFiles.perHour
         },

@@ -1,5 +1,6 @@
-/// How long after an alert starts the user is told: the detector's announcement time minus the reference onset,
-/// over the events that onset-only matching pairs (same label, onset within the collar).
+/// Delays from an alert's start to the user being told, collected per class: either onset latency (announcement
+/// time minus reference onset over the events onset-only matching pairs: same label, onset within the collar) or
+/// the announcement delay (`AnnouncementDelay`: every event a same-label detection overlaps, however stamped).
 public struct OnsetLatency: Sendable {
     public let labels: [String]
     private var overall: [Double] = []
@@ -9,13 +10,13 @@ public struct OnsetLatency: Sendable {
         self.labels = labels
     }
 
-    /// Records one matched event's delay, in seconds.
+    /// Records one event's delay, in seconds.
     public mutating func add(delay: Double, label: String) {
         overall.append(delay)
         classWise[label, default: []].append(delay)
     }
 
-    /// Median and 90th percentile over all matched events and per class.
+    /// Median and 90th percentile over all recorded events and per class.
     public func results() -> LatencyReport {
         LatencyReport(
             overall: LatencySummary(overall),
@@ -24,9 +25,10 @@ public struct OnsetLatency: Sendable {
     }
 }
 
-/// Latency figures in seconds; absent (JSON `null`) when nothing was matched.
+/// Delay figures in seconds (onset latency or announcement delay); absent (JSON `null`) when no event was
+/// measured.
 public struct LatencySummary: Sendable, Equatable, Encodable {
-    /// Matched events measured.
+    /// Events measured.
     public var count: Int
     @NullWhenUndefined public var median: Double?
     @NullWhenUndefined public var p90: Double?
@@ -50,7 +52,7 @@ public struct LatencySummary: Sendable, Equatable, Encodable {
 
 }
 
-/// Latency over all matched events and per class.
+/// Delays (onset latency or announcement delay) over all measured events and per class.
 public struct LatencyReport: Sendable, Encodable {
     public struct ClassEntry: Sendable, Encodable {
         public var label: String

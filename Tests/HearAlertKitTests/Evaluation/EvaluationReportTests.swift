@@ -58,13 +58,17 @@ import Testing
         #expect(report.table().contains("+3.0 dB"))
     }
 
-    @Test func tableShowsHeadlinesClassesAndSpeed() {
+    @Test func tableShowsHeadlinesClassesAndSpeed() throws {
         let table = Self.report().table()
         #expect(table.contains("event F1 (micro)"))
         #expect(table.contains("66.7%"))  // 1 TP of 2 estimates and 1 reference
         #expect(table.contains("doorbell"))
         #expect(table.contains("360.00/h"))
         #expect(table.contains("40× real time"))
+        let lines = table.split(separator: "\n")
+        let latency = try #require(lines.firstIndex { $0.contains("onset latency, 90th pct") })
+        #expect(lines[latency + 1].contains("announcement delay, median"))
+        #expect(lines[latency + 2].contains("announcement delay, 90th pct"))
     }
 
     @Test func comparisonGivesDifferencesAndTheBetterSide() throws {
@@ -72,6 +76,9 @@ import Testing
         let latency = try #require(comparison.differences.first { $0.metric == "onset latency, median" })
         #expect(abs((latency.bMinusA ?? 0) + 0.2) < 1e-12)
         #expect(latency.better == "B")
+        // the siren's only detection overlaps it, so its wait moves with the announcement too
+        let wait = try #require(comparison.differences.first { $0.metric == "announcement delay, 90th pct" })
+        #expect(abs((wait.bMinusA ?? 0) + 0.2) < 1e-12 && wait.better == "B")
         let f1 = try #require(comparison.differences.first { $0.metric == "event F1 (micro)" })
         #expect(f1.bMinusA == 0 && f1.better == nil)
         #expect(comparison.table().contains("-0.20 s"))

@@ -53,6 +53,8 @@ struct MetricFixture: Decodable {
         let eventBasedOnsetOnly: Scores
         let segmentBased: Scores
         let latency: LatencyTable
+        /// Not sed_eval's: computed plainly by the script from the event lists.
+        let announcementDelay: LatencyTable
         let falseAlarms: FalseAlarms
     }
 

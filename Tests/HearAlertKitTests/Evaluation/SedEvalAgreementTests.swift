@@ -29,6 +29,11 @@ import Testing
         for entry in report.latency.classWise {
             checkLatency(entry.latency, try #require(expected.latency.classWise[entry.label]), entry.label)
         }
+        checkAnnouncementDelay(report.announcementDelay.overall, expected.announcementDelay.overall, "overall")
+        for entry in report.announcementDelay.classWise {
+            checkAnnouncementDelay(entry.latency, try #require(expected.announcementDelay.classWise[entry.label]),
+                                   entry.label)
+        }
         let alarms = report.falseAlarms
         #expect(alarms.alertFreeFiles.count == expected.falseAlarms.alertFreeFiles.count)
         #expect(alarms.alertFreeTime.count == expected.falseAlarms.alertFreeTime.count)
@@ -41,7 +46,7 @@ import Testing
     @Test func fixtureCoversTheRequiredSituations() {
         let names = Set(Self.caseNames)
         for required in ["no_events", "overlapping_events", "file_edges", "unknown_labels_in_estimate",
-                         "several_files"] {
+                         "several_files", "announcement_delay_rules"] {
             #expect(names.contains(required))
         }
         #expect(Self.fixture.sedEvalVersion == "0.2.1")
@@ -86,6 +91,18 @@ import Testing
         #expect(summary.count == expected.count, "latency \(what) count")
         #expect(agree(summary.median ?? .nan, expected.median), "latency \(what) median")
         #expect(agree(summary.p90 ?? .nan, expected.p90), "latency \(what) p90")
+    }
+
+    /// Plain arithmetic on both sides (no matching involved), so held to 1e-9.
+    private func checkAnnouncementDelay(_ summary: LatencySummary, _ expected: MetricFixture.Latency, _ what: String) {
+        #expect(summary.count == expected.count, "announcement delay \(what) count")
+        #expect(within(summary.median, expected.median), "announcement delay \(what) median")
+        #expect(within(summary.p90, expected.p90), "announcement delay \(what) p90")
+    }
+
+    private func within(_ value: Double?, _ expected: Double?) -> Bool {
+        guard let value, let expected else { return value == nil && expected == nil }
+        return abs(value - expected) <= 1e-9
     }
 }
 
