@@ -1,6 +1,7 @@
 """Scoring a model the way the evaluator will: posteriors over whole clips at the host's decision step, the
 event tracker, event-based F1 with sed_eval (200 ms onset collar), false alarms per hour on alert-free files,
-onset latency (announcement time minus reference onset); and tuning thresholds and tracker settings on val.
+onset latency (announcement time minus reference onset, over events matched within the collar), announcement
+delay (the same over every event a same-label detection overlaps); and tuning thresholds and tracker settings on val.
 """
 
 from __future__ import annotations
