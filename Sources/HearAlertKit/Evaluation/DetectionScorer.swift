@@ -5,8 +5,8 @@ public struct DetectionScorer: Sendable {
     private var eventBased: EventBasedMetrics
     private var onsetOnly: EventBasedMetrics
     private var segmentBased: SegmentBasedMetrics
-    private var latency: OnsetLatency
-    private var announcementDelay: OnsetLatency
+    private var latency: DelaysByLabel
+    private var announcementDelay: DelaysByLabel
     private var falseAlarms: FalseAlarmRate
     private var files = 0
     private var seconds = 0.0
@@ -23,8 +23,8 @@ public struct DetectionScorer: Sendable {
         onsetRules.evaluateOffset = false
         onsetOnly = EventBasedMetrics(labels: labels, rules: onsetRules)
         segmentBased = SegmentBasedMetrics(labels: labels, segmentLength: segmentLength)
-        latency = OnsetLatency(labels: labels)
-        announcementDelay = OnsetLatency(labels: labels)
+        latency = DelaysByLabel(labels: labels)
+        announcementDelay = DelaysByLabel(labels: labels)
         falseAlarms = FalseAlarmRate(collar: rules.collar)
     }
 

@@ -1,7 +1,7 @@
 /// Delays from an alert's start to the user being told, collected per class: either onset latency (announcement
 /// time minus reference onset over the events onset-only matching pairs: same label, onset within the collar) or
 /// the announcement delay (`AnnouncementDelay`: every event a same-label detection overlaps, however stamped).
-public struct OnsetLatency: Sendable {
+public struct DelaysByLabel: Sendable {
     public let labels: [String]
     private var overall: [Double] = []
     private var classWise: [String: [Double]] = [:]
