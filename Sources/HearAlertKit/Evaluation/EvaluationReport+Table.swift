@@ -33,7 +33,7 @@ extension EvaluationReport {
 
     private func classTable() -> String {
         var table = TextTable(header: ["Class", "N_ref", "N_sys", "F1", "P", "R", "ER", "onset F1", "seg F1",
-                                       "latency"])
+                                       "latency", "delay"])
         let events = detection.eventBased, onsets = detection.eventBasedOnsetOnly
         let segments = detection.segmentBased
         for (index, label) in corpus.labels.enumerated() {
@@ -42,24 +42,27 @@ extension EvaluationReport {
                        ReportFormat.percent(scores.precision), ReportFormat.percent(scores.recall),
                        ReportFormat.rate(scores.errorRate), ReportFormat.percent(onsets.classScores(label).fMeasure),
                        ReportFormat.percent(segments.classScores(label).fMeasure),
-                       ReportFormat.seconds(detection.latency.classWise[index].latency.median)])
+                       ReportFormat.seconds(detection.latency.classWise[index].latency.median),
+                       ReportFormat.seconds(detection.announcementDelay.classWise[index].latency.median)])
         }
         let macro = events.macro
         table.add(["macro average", "", "", ReportFormat.percent(macro.fMeasure), ReportFormat.percent(macro.precision),
                    ReportFormat.percent(macro.recall), ReportFormat.rate(macro.errorRate),
-                   ReportFormat.percent(onsets.macro.fMeasure), ReportFormat.percent(segments.macro.fMeasure), ""])
+                   ReportFormat.percent(onsets.macro.fMeasure), ReportFormat.percent(segments.macro.fMeasure), "", ""])
         let micro = events.overall, counts = events.overallCounts
         table.add(["overall (micro)", "\(counts.reference)", "\(counts.system)", ReportFormat.percent(micro.fMeasure),
                    ReportFormat.percent(micro.precision), ReportFormat.percent(micro.recall),
                    ReportFormat.rate(micro.errorRate), ReportFormat.percent(onsets.overall.fMeasure),
                    ReportFormat.percent(segments.overall.fMeasure),
-                   ReportFormat.seconds(detection.latency.overall.median)])
-        return "Event-based per class (ER: class-wise, no substitutions; overall: S+D+I)\n" + table.rendered()
+                   ReportFormat.seconds(detection.latency.overall.median),
+                   ReportFormat.seconds(detection.announcementDelay.overall.median)])
+        return "Event-based per class (ER: class-wise, no substitutions; overall: S+D+I)\n" + table.rendered() + "\n"
+            + Self.delayLegend
     }
 
     private func snrTable(_ title: String, _ buckets: [SNRBucketReport]) -> String {
         var table = TextTable(header: ["SNR", "files", "N_ref", "event F1", "onset F1", "seg F1", "latency",
-                                       "false alarms"])
+                                       "delay", "false alarms"])
         for bucket in buckets {
             let detection = bucket.detection
             table.add([bucket.name, "\(detection.files)", "\(detection.eventBased.overallCounts.reference)",
@@ -67,6 +70,7 @@ extension EvaluationReport {
                        ReportFormat.percent(detection.eventBasedOnsetOnly.overall.fMeasure),
                        ReportFormat.percent(detection.segmentBased.overall.fMeasure),
                        ReportFormat.seconds(detection.latency.overall.median),
+                       ReportFormat.seconds(detection.announcementDelay.overall.median),
                        ReportFormat.perHour(detection.falseAlarms.alertFreeTime.perHour)])
         }
         return title + "\n" + table.rendered()
@@ -90,15 +94,23 @@ extension EvaluationReport {
     public func perFileTable() -> String {
         guard let files else { return "" }
         var table = TextTable(header: ["File", "alert SNR", "N_ref", "N_sys", "TP", "S", "D", "I", "false alarms",
-                                       "latency"])
+                                       "latency", "delay"])
         for file in files {
             let events = file.score.events
             table.add([file.filename, ReportFormat.decibels(file.alertSNRDB), "\(events.reference)", "\(events.system)",
                        "\(events.truePositives)", "\(events.substitutions)", "\(events.deletions)",
-                       "\(events.insertions)", "\(file.score.falseAlarms)",
-                       file.score.latencies.isEmpty ? "—"
-                           : file.score.latencies.map { String(format: "%.2f", $0) }.joined(separator: " ")])
+                       "\(events.insertions)", "\(file.score.falseAlarms)", Self.secondsList(file.score.latencies),
+                       Self.secondsList(file.score.announcementDelays)])
         }
-        return "Per file (event-based counts; latencies in seconds)\n" + table.rendered() + "\n"
+        return "Per file (event-based counts; latencies and delays in seconds, one per event)\n" + table.rendered() + "\n"
+            + Self.delayLegend + "\n"
     }
+
+    private static func secondsList(_ values: [Double]) -> String {
+        values.isEmpty ? "—" : values.map { String(format: "%.2f", $0) }.joined(separator: " ")
+    }
+
+    /// Says which wait each column measures: the two differ exactly for the alerts a user waits longest for.
+    static let delayLegend = "latency: announcement minus onset over events whose onset was stamped within the collar; "
+        + "delay: the same over every event a detection of its label overlaps, however stamped (the user's wait)"
 }

@@ -70,6 +70,36 @@ private struct ScriptedDetector: CorpusFileDetector {
         #expect(perFile.contains("f9.wav") && perFile.contains("0.25"))
     }
 
+    /// Sirens stamped 0.5 s late (outside the collar) and announced 0.8 s after they began: onset latency has no
+    /// event to measure, but the user waited 0.8 s for each, and every table must say so beside the latency.
+    @Test func tablesShowTheWaitForAlertsStampedOutsideTheCollar() throws {
+        let (corpus, directory) = try Self.makeCorpus()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = Dictionary(uniqueKeysWithValues: corpus.files.map { file in
+            (corpus.audioPath(of: file), file.events.map {
+                DetectedEvent(label: $0.label, onset: $0.onset + 0.5, offset: $0.offset, detectedAt: $0.onset + 0.8)
+            })
+        })
+        let report = try CorpusEvaluator(corpus: corpus, settings: EvaluationSettings(jobs: 1, keepPerFile: true))
+            .run(model: "scripted", makeDetector: { ScriptedDetector(script: script) })
+        // cells are padded to line up: compare with runs of spaces collapsed
+        func cells(_ text: String) -> [String] {
+            text.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        }
+        let lines = cells(report.table())
+        let header = try #require(lines.first { $0.hasPrefix("Class") })
+        #expect(header.hasSuffix("seg F1 latency delay"))
+        let siren = try #require(lines.first { $0.hasPrefix("siren") })
+        #expect(siren.hasSuffix("— 0.80 s"))
+        let snrHeader = try #require(lines.firstIndex { $0.hasPrefix("SNR") })
+        #expect(lines[snrHeader].hasSuffix("latency delay false alarms"))
+        #expect(lines[snrHeader + 2].hasPrefix("-5…0 dB") && lines[snrHeader + 2].hasSuffix("— 0.80 s 0.00/h"))
+        let perFile = cells(report.perFileTable())
+        #expect(try #require(perFile.first { $0.hasPrefix("File") }).hasSuffix("false alarms latency delay"))
+        #expect(try #require(perFile.first { $0.hasPrefix("f0.wav") }).hasSuffix("0 — 0.80"))
+        #expect(report.table().contains("delay: the same over every event"))
+    }
+
     @Test func stopsAtTheFirstFailingFileAndThrowsIt() throws {
         let (corpus, directory) = try Self.makeCorpus()
         defer { try? FileManager.default.removeItem(atPath: directory) }
