@@ -56,7 +56,7 @@ extension EvaluationReport {
                    ReportFormat.percent(segments.overall.fMeasure),
                    ReportFormat.seconds(detection.latency.overall.median),
                    ReportFormat.seconds(detection.announcementDelay.overall.median)])
-        return "Event-based per class (ER: class-wise, no substitutions; overall: S+D+I)\n" + table.rendered() + "\n"
+        return "Event-based per class (ER: class-wise, no substitutions; overall: S+D+I; latency and delay: medians)\n" + table.rendered() + "\n"
             + Self.delayLegend
     }
 
@@ -111,6 +111,8 @@ extension EvaluationReport {
     }
 
     /// Says which wait each column measures: the two differ exactly for the alerts a user waits longest for.
-    static let delayLegend = "latency: announcement minus onset over events whose onset was stamped within the collar; "
-        + "delay: the same over every event a detection of its label overlaps, however stamped (the user's wait)"
+    static let delayLegend = """
+          latency: announced minus onset, over events whose onset was stamped within the collar
+          delay:   the same over every event a detection of its label overlaps, however stamped: the user's wait
+        """
 }
