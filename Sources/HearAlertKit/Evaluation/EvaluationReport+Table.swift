@@ -56,8 +56,8 @@ extension EvaluationReport {
                    ReportFormat.percent(segments.overall.fMeasure),
                    ReportFormat.seconds(detection.latency.overall.median),
                    ReportFormat.seconds(detection.announcementDelay.overall.median)])
-        return "Event-based per class (ER: class-wise, no substitutions; overall: S+D+I; latency and delay: medians)\n" + table.rendered() + "\n"
-            + Self.delayLegend
+        return "Event-based per class (ER: class-wise, no substitutions; overall: S+D+I; latency and delay: medians)\n"
+            + table.rendered() + "\n" + Self.delayLegend
     }
 
     private func snrTable(_ title: String, _ buckets: [SNRBucketReport]) -> String {
@@ -102,8 +102,8 @@ extension EvaluationReport {
                        "\(events.insertions)", "\(file.score.falseAlarms)", Self.secondsList(file.score.latencies),
                        Self.secondsList(file.score.announcementDelays)])
         }
-        return "Per file (event-based counts; latencies and delays in seconds, one per event)\n" + table.rendered() + "\n"
-            + Self.delayLegend + "\n"
+        return "Per file (event-based counts; latencies and delays in seconds, one per event)\n"
+            + table.rendered() + "\n" + Self.delayLegend + "\n"
     }
 
     private static func secondsList(_ values: [Double]) -> String {

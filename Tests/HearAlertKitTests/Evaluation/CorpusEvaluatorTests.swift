@@ -97,7 +97,8 @@ private struct ScriptedDetector: CorpusFileDetector {
         let perFile = cells(report.perFileTable())
         #expect(try #require(perFile.first { $0.hasPrefix("File") }).hasSuffix("false alarms latency delay"))
         #expect(try #require(perFile.first { $0.hasPrefix("f0.wav") }).hasSuffix("0 — 0.80"))
-        #expect(lines.contains("delay: the same over every event a detection of its label overlaps, however stamped: the user's wait"))
+        #expect(lines.contains(
+            "delay: the same over every event a detection of its label overlaps, however stamped: the user's wait"))
     }
 
     @Test func stopsAtTheFirstFailingFileAndThrowsIt() throws {
