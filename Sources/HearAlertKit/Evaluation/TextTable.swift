@@ -18,10 +18,12 @@ struct TextTable {
         let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
         let pad = String(repeating: " ", count: indent)
         var lines = rows.map { row in
-            pad + row.enumerated().map { column, cell in
+            var line = pad + row.enumerated().map { column, cell in
                 let fill = String(repeating: " ", count: widths[column] - cell.count)
                 return column == 0 ? cell + fill : fill + cell
             }.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }  // a row whose last cells are empty
+            return line
         }
         lines.insert(pad + String(repeating: "─", count: widths.reduce(0, +) + 2 * max(0, columns - 1)), at: 1)
         return lines.joined(separator: "\n")

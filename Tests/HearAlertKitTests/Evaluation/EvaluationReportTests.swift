@@ -71,6 +71,13 @@ import Testing
         #expect(lines[latency + 2].contains("announcement delay, 90th pct"))
     }
 
+    /// The macro-average row leaves its latency cells empty; padding them would leave spaces at the end of the line.
+    @Test func tableLinesEndAtTheirLastCell() {
+        let lines = Self.report().table().split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("  macro average") })
+        #expect(lines.allSatisfy { !$0.hasSuffix(" ") })
+    }
+
     @Test func comparisonGivesDifferencesAndTheBetterSide() throws {
         let comparison = ComparisonReport(a: Self.report(model: "a", lateBy: 0.5), b: Self.report(model: "b", lateBy: 0.3))
         let latency = try #require(comparison.differences.first { $0.metric == "onset latency, median" })
