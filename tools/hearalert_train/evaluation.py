@@ -1,7 +1,8 @@
 """Scoring a model the way the evaluator will: posteriors over whole clips at the host's decision step, the
 event tracker, event-based F1 with sed_eval (200 ms onset collar), false alarms per hour on alert-free files,
 onset latency (announcement time minus reference onset, over events matched within the collar), announcement
-delay (the same over every event a same-label detection overlaps); and tuning thresholds and tracker settings on val.
+delay (the same over every event a same-label detection overlaps); and tuning thresholds and tracker settings on
+val.
 """
 
 from __future__ import annotations
@@ -149,9 +150,10 @@ def onset_latencies(corpus: Corpus, detections: dict[str, list[Detection]],
 def announcement_delays(corpus: Corpus, detections: dict[str, list[Detection]]) -> dict[str, list[float]]:
     """How long after each alert began the user was told of it, per label: for every reference event that a
     detection of its label overlaps in time, the earliest such detection's announcement minus the event's onset,
-    whatever the detection's stamped onset; 0 when that label was already being reported as the event began. `onset_latencies` counts only events matched within the collar, so a
-    slow announcement drops out of it when its onset is stamped late and counts when it is stamped right; this
-    measure does not depend on stamping, which makes it the user's wait (models/MODEL_CARD.md, "Timing")."""
+    whatever the detection's stamped onset; 0 when that label was already being reported as the event began.
+    `onset_latencies` counts only events matched within the collar, so a slow announcement drops out of it when
+    its onset is stamped late and counts when it is stamped right; this measure does not depend on stamping,
+    which makes it the user's wait (models/MODEL_CARD.md, "Timing")."""
     out: dict[str, list[float]] = {}
     for f in corpus.files:
         dets = detections.get(f.filename, [])
@@ -231,6 +233,12 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
 SNR_BUCKETS = ((-10.0, -5.0), (-5.0, 0.0), (0.0, 5.0), (5.0, 10.0), (10.0, 15.0))
 
 
+def _delays_summary(by_label: dict[str, list[float]], labels: list[str]) -> dict:
+    """Overall and per-label summaries of delays collected per label (onset latency or announcement delay)."""
+    return {"overall": _latency_summary([v for vs in by_label.values() for v in vs]),
+            "per_label": {label: _latency_summary(by_label.get(label, [])) for label in labels}}
+
+
 def _latency_summary(values: list[float]) -> dict:
     if not values:
         return {"count": 0, "median_s": None, "p90_s": None}
@@ -241,18 +249,15 @@ def _latency_summary(values: list[float]) -> dict:
 def full_report(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str], thresholds: list[float],
                 settings: TrackerSettings) -> dict:
     """Everything the model card reports: F1 (onset-only and onset+offset) overall and per alert-SNR bucket
-    (corpus.json files[NAME].alert_snr_db), false alarms per hour on alert-free files, onset latency."""
+    (corpus.json files[NAME].alert_snr_db), false alarms per hour on alert-free files, onset latency and
+    announcement delay."""
     dets = detect(predictions, labels, thresholds, settings)
     report = {"files": len(corpus.files), "hours": round(sum(f.duration for f in corpus.files) / 3600, 3),
               "onset_only": event_f1(corpus, dets, labels), "onset_offset": event_f1(corpus, dets, labels, True)}
     fa, count, hours = false_alarms_per_hour(corpus, dets)
     report["false_alarms"] = {"per_hour": round(fa, 3), "count": count, "alert_free_hours": round(hours, 3)}
-    lat = onset_latencies(corpus, dets)
-    report["latency"] = {"overall": _latency_summary([v for vs in lat.values() for v in vs]),
-                         "per_label": {label: _latency_summary(lat.get(label, [])) for label in labels}}
-    told = announcement_delays(corpus, dets)
-    report["announcement_delay"] = {"overall": _latency_summary([v for vs in told.values() for v in vs]),
-                                    "per_label": {label: _latency_summary(told.get(label, [])) for label in labels}}
+    report["latency"] = _delays_summary(onset_latencies(corpus, dets), labels)
+    report["announcement_delay"] = _delays_summary(announcement_delays(corpus, dets), labels)
     errors = onset_errors(corpus, dets)
     report["onset_error"] = {"count": len(errors),
                              "median_s": round(float(np.median(errors)), 3) if errors else None,
