@@ -47,6 +47,7 @@ import export  # noqa: E402
 from cli_types import number_in  # noqa: E402
 import features as feature_lib  # noqa: E402
 from corpus_format import read_corpus  # noqa: E402
+from hearalert_train.averaging import WeightAverage  # noqa: E402
 from hearalert_train.data import Geometry, WindowSampler, load_features  # noqa: E402
 from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, format_report, full_report,  # noqa: E402
                                         predict, tune)
@@ -202,6 +203,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="extra loss weight on a label in windows ending in the first 0.5 s of one of its events "
                         "(weight 1 + W there): teaches the network to be sure sooner, so a higher threshold "
                         "(fewer false alarms) still announces onsets within the latency target (default 0: off)")
+    p.add_argument("--weight-average", type=number_in(0.0, 1.0, high_open=True), default=0.0, metavar="DECAY",
+                   help="score, keep and export an exponential moving average of the weights (and BatchNorm "
+                        "statistics) with this decay per step instead of the last weights, e.g. 0.9998 averages "
+                        "over about the last 5,000 steps. The training itself is unchanged (default 0: off)")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")
     p.add_argument("--steps", type=int, default=4000, help="maximum training steps")
     p.add_argument("--minutes", type=float, default=12.0, help="stop training after this wall time")
@@ -264,6 +269,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
     n_params = sum(p.numel() for p in model.parameters())
+    average = WeightAverage(model, args.weight_average) if args.weight_average else None
+    scored = average.model if average else model  # the network validated, kept and exported
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
     loss_fn = torch.nn.BCEWithLogitsLoss()
@@ -288,14 +295,16 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         loss.backward()
         opt.step()
         sched.step()
+        if average:
+            average.update()
         step += 1
         running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
         if step % args.eval_every == 0 or step == args.steps:
-            f1, preds = evaluate_default(model, val_corpus, spec, geometry, args.onset_lag)
+            f1, preds = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag)
             last_scored = (step, preds)
             improved = f1 > best[0]
             if improved:
-                best, stale = (f1, copy.deepcopy(model.state_dict()), step), 0
+                best, stale = (f1, copy.deepcopy(scored.state_dict()), step), 0
             else:
                 stale += 1
             print(f"step {step}: loss {running:.4f}, val macro onset F1 {f1:.3f}{' *' if improved else ''} "
@@ -304,10 +313,10 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                 print("early stop: validation F1 stopped improving", flush=True)
                 break
     if best[1] is None or (step % args.eval_every != 0 and step != args.steps):
-        f1, preds = evaluate_default(model, val_corpus, spec, geometry, args.onset_lag)
+        f1, preds = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag)
         last_scored = (step, preds)
         if f1 > best[0]:
-            best = (f1, copy.deepcopy(model.state_dict()), step)
+            best = (f1, copy.deepcopy(scored.state_dict()), step)
     model.load_state_dict(best[1])
     model.eval()
     print(f"best validation macro onset F1 {best[0]:.3f} at step {best[2]}", flush=True)
@@ -325,7 +334,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     trained_on = ("; ".join(f"{c.meta.get('generator')} seed {c.meta.get('seed')} split {c.meta.get('split')} "
                             f"({len(c.files)} files)" for c in train_corpora) +
                   f"; val {val_corpus.root.name}; train.py seed {args.seed}, "
-                  f"step {best[2]}")
+                  f"step {best[2]}" + (f", weights averaged (decay {args.weight_average})" if average else ""))
     context = {"frames": args.frames, "step": args.step}
     if args.start_padding:
         context["start_padding"] = args.start_padding
@@ -346,6 +355,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     reports = {"params": n_params, "best_step": best[2], "thresholds": thresholds,
                "tracker": settings.as_metadata(), "frames": args.frames, "step": args.step, "region": args.region,
                "hard_negatives": args.hard_negatives, "onset_weight": args.onset_weight,
+               "weight_average": args.weight_average,
                "train_seconds": round(time.time() - t0, 1)}
     for name, corpus, preds in (("val", val_corpus, val_preds),) + (
             (("test", test_corpus, predict(model, test_corpus, spec, geometry)),) if test_corpus else ()):

@@ -79,6 +79,28 @@ def test_training_writes_a_complete_model_and_report(trained):
     assert fa["count"] == sum(fa["by_label"].values()) and set(fa["by_label"]) == set(train.LABELS)
 
 
+def test_weight_averaged_training_exports_the_average(trained):
+    # Same corpus, seed and steps as the fixture's run: the live weights follow the same path (tested in
+    # test_weight_average.py), so a different exported file means the average, not the last weights, was kept.
+    root, plain_out, _, _, _ = trained
+    out = root / "averaged.safetensors"
+    args = train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(out),
+                             "--steps", "6", "--eval-every", "3", "--batch", "8", "--no-tune",
+                             "--weight-average", "0.5"])
+    model, _, reports = train.train(args)
+    assert reports["weight_average"] == 0.5
+    averaged, plain = alertnet_ref.load(out), alertnet_ref.load(plain_out)
+    assert "weights averaged (decay 0.5)" in averaged.metadata["trained_on"]
+    assert "averaged" not in plain.metadata["trained_on"]
+    assert any(not np.array_equal(x, y) for x, y in zip(averaged.tensors.values(), plain.tensors.values()))
+    # What was exported is the network train() returns (the kept average), as the parity test checks for the
+    # plain run.
+    window = np.zeros((48, 64), dtype=np.float32)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(window)[None, None]).numpy()[0]
+    np.testing.assert_allclose(alertnet_ref.forward(averaged, window), expected, atol=1e-4, rtol=0)
+
+
 def test_c_core_matches_pytorch_on_the_same_features(trained):
     root, out, model, spec, _ = trained
     audio, _ = sf.read(str(root / "val" / "audio" / "val_00000.wav"), dtype="float32")
@@ -343,7 +365,8 @@ def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
 
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
-                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"]])
+                                 ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"],
+                                 ["--weight-average", "1"], ["--weight-average", "-0.5"]])
 def test_bad_options_fail_before_any_work(bad, capsys):
     # A typo must not cost a training run: these were read only after training, or by export at the very end.
     with pytest.raises(SystemExit) as stop:
