@@ -19,9 +19,9 @@ Training: class-balanced windows, optionally a share of hard-negative windows (-
 holding music, whistling, chirps, clicks or TV speech, alert left out), augmentation in the Mel power domain
 (alert SNR, a second alert, another clip's background, level, band shift, frequency masking) and random
 spectral tilt, early stopping on validation event F1 (sed_eval, 200 ms collar, through a Python mirror of the
-host's event tracker); then the threshold and tracker settings are tuned on validation (median latency within
-0.3 s first, then macro onset F1 minus --fa-weight per false alarm per hour) and stored in the file. A
-per-class report ends the run.
+host's event tracker); then the threshold and tracker settings are tuned on validation (false alarms on the
+alert-free audio within --fa-budget first, when given; then median latency within 0.3 s; then macro onset F1 minus
+--fa-weight per false alarm per hour) and stored in the file. A per-class report ends the run.
 
 Example:
   .venv/bin/python tools/train.py --train /tmp/corpus/train --val /tmp/corpus/val --test /tmp/corpus/test \\
@@ -119,7 +119,8 @@ def tune_on_validation(corpus, preds, args, fa_audio=None) -> tuple[list[float],
     merge gap x off ratio x rise lookback around that choice."""
     lags = (None,) if args.onset_lag is None else tuple(
         round(args.onset_lag + d, 3) for d in (-0.05, 0.0, 0.05) if args.onset_lag + d >= 0)
-    common = {"per_label": args.per_label_thresholds, "fa_weight": args.fa_weight, "fa_audio": fa_audio}
+    common = {"per_label": args.per_label_thresholds, "fa_weight": args.fa_weight, "fa_audio": fa_audio,
+              "fa_budget": args.fa_budget}
     thresholds, first, _ = tune(corpus, preds, LABELS, grid_thresholds=THRESHOLD_GRID, grid_smoothing=(1,),
                                 grid_merge=(0.6,), grid_off=(0.3,), grid_lag=lags, grid_rise=args.rise_ratios,
                                 **common)
@@ -192,6 +193,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--fa-weight", type=number_in(0.0), default=0.001,
                    help="tuning: macro F1 given up per false alarm per hour on alert-free validation audio "
                         "(default 0.001: ten false alarms an hour cost one point of F1; 0 tunes for F1 alone)")
+    p.add_argument("--fa-budget", type=number_in(0.0), metavar="PER_HOUR",
+                   help="tuning: keep false alarms on the alert-free audio (validation's, plus --fa-corpus) at or "
+                        "under this many per hour before anything else, the latency target included; a setting "
+                        "over it is chosen only when none keeps to it (default: no budget, only --fa-weight)")
     p.add_argument("--fa-corpus", type=Path,
                    help="an alert-free corpus (make_corpus.py --split val --alert-free-fraction 1.0) whose false "
                         "alarms tuning counts with validation's alert-free files: validation alone holds about "
@@ -355,7 +360,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     reports = {"params": n_params, "best_step": best[2], "thresholds": thresholds,
                "tracker": settings.as_metadata(), "frames": args.frames, "step": args.step, "region": args.region,
                "hard_negatives": args.hard_negatives, "onset_weight": args.onset_weight,
-               "weight_average": args.weight_average,
+               "weight_average": args.weight_average, "fa_budget": args.fa_budget,
                "train_seconds": round(time.time() - t0, 1)}
     for name, corpus, preds in (("val", val_corpus, val_preds),) + (
             (("test", test_corpus, predict(model, test_corpus, spec, geometry)),) if test_corpus else ()):

@@ -296,6 +296,35 @@ def test_tuning_keeps_to_the_latency_target_before_chasing_f1():
     assert summary["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
 
 
+def test_a_false_alarm_budget_comes_before_the_latency_target():
+    # The latency test's files: 0.4 meets the latency target but takes the blip (one false alarm in 6 s of
+    # alert-free audio, 600 per hour); 0.8 is 0.2 s late on every alert but raises none. Under a 100-per-hour
+    # budget 0.8 must win although it misses the latency target; with a budget above 600 per hour, 0.4 wins again.
+    from hearalert_train.evaluation import tune
+
+    corpus = _toy_corpus({"f1.wav": _toy_event("a", 1.0), "f2.wav": _toy_event("b", 2.0), "f3.wav": []})
+    preds = _toy_predictions({"f1.wav": (_toy_alert(1.0, 0.9, rise=0.5), TOY_SILENT),
+                              "f2.wav": (TOY_SILENT, _toy_alert(2.0, 0.9, rise=0.5)),
+                              "f3.wav": (_toy_blip(0.6), TOY_SILENT)})
+    grid = {"grid_thresholds": (0.4, 0.8), "grid_smoothing": (1,), "grid_merge": (1.0,), "grid_lag": (0.25, 0.45)}
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_budget=100.0, **grid)
+    assert thresholds == [0.8, 0.8]
+    assert summary["false_alarms_per_hour"] == 0.0 and summary["median_latency"] > 0.3
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_budget=700.0, **grid)
+    assert thresholds == [0.4, 0.4] and summary["false_alarms_per_hour"] == pytest.approx(600.0)
+
+
+def test_a_budget_nothing_keeps_to_leaves_the_choice_to_f1():
+    # A blip of 0.95 fires at both thresholds: no setting keeps to a zero budget, so the budget must not decide
+    # (both pay the same) and F1 picks 0.4, as it does with no budget at all.
+    from hearalert_train.evaluation import tune
+
+    corpus, preds = _three_b_alerts_and_a_blip(blip_file=False)
+    preds[2].scores[:, 0] = _toy_blip(0.95)
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_budget=0.0, **TOY_GRID)
+    assert thresholds == [0.4, 0.4] and summary["false_alarms_per_hour"] == pytest.approx(600.0)
+
+
 def _three_b_alerts_and_a_blip(blip_file: bool = True):
     """Alert "a" scores 0.9; of three "b" alerts two score only 0.6; the alert-free file f3 has a 0.6 blip of "a"
     (or is silent). Threshold 0.4 finds every b (macro F1 (2/3 + 1)/2 = 0.83 with the blip, 1 without);
@@ -366,7 +395,8 @@ def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
                                  ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"],
-                                 ["--weight-average", "1"], ["--weight-average", "-0.5"]])
+                                 ["--weight-average", "1"], ["--weight-average", "-0.5"],
+                                 ["--fa-budget", "-1"], ["--fa-budget", "x"]])
 def test_bad_options_fail_before_any_work(bad, capsys):
     # A typo must not cost a training run: these were read only after training, or by export at the very end.
     with pytest.raises(SystemExit) as stop:
