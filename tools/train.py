@@ -47,7 +47,7 @@ import export  # noqa: E402
 from cli_types import number_in  # noqa: E402
 import features as feature_lib  # noqa: E402
 from corpus_format import read_corpus  # noqa: E402
-from hearalert_train.averaging import WeightAverage  # noqa: E402
+from hearalert_train.averaging import weight_average  # noqa: E402
 from hearalert_train.data import Geometry, WindowSampler, load_features  # noqa: E402
 from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, format_report, full_report,  # noqa: E402
                                         predict, tune)
@@ -274,8 +274,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
     n_params = sum(p.numel() for p in model.parameters())
-    average = WeightAverage(model, args.weight_average) if args.weight_average else None
-    scored = average.model if average else model  # the network validated, kept and exported
+    average = weight_average(model, args.weight_average) if args.weight_average else None
+    scored = average.module if average else model  # the network validated, kept and exported
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
     loss_fn = torch.nn.BCEWithLogitsLoss()
@@ -301,7 +301,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         opt.step()
         sched.step()
         if average:
-            average.update()
+            average.update_parameters(model)
         step += 1
         running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
         if step % args.eval_every == 0 or step == args.steps:

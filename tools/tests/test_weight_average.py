@@ -12,7 +12,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hearalert_train.averaging import WeightAverage  # noqa: E402
+from hearalert_train.averaging import weight_average  # noqa: E402
 
 
 def _net() -> torch.nn.Sequential:
@@ -22,53 +22,48 @@ def _net() -> torch.nn.Sequential:
 
 def test_average_follows_the_warmed_up_recurrence():
     net = _net()
-    average = WeightAverage(net, decay=0.6)
-    # Reference, written out by hand in numpy: a_0 = initial weights; update n (from 0) keeps
-    # d_n = min(0.6, (1 + n) / (10 + n)) of the average. d_n reaches the 0.6 cap at n = 12.5, so 16 updates
-    # exercise both the warm-up and the cap.
-    expected = net[0].weight.detach().numpy().astype(np.float64).copy()
-    for n in range(16):
+    average = weight_average(net, decay=0.6)
+    # Reference, written out by hand in numpy: the first update copies the weights; update n after it (n = 1, 2,
+    # ...) keeps d_n = min(0.6, (1 + n) / (10 + n)) of the average. d_n reaches the 0.6 cap at n = 12.5, so 16
+    # updates exercise both the warm-up and the cap.
+    expected = None
+    for step in range(17):
         with torch.no_grad():
-            net[0].weight.fill_(float(n) - 3.0)
-        average.update()
-        d = min(0.6, (1.0 + n) / (10.0 + n))
-        expected = d * expected + (1.0 - d) * (float(n) - 3.0)
-        np.testing.assert_allclose(average.model[0].weight.numpy(), expected, rtol=1e-6, atol=1e-6)
-    assert average.updates == 16
+            net[0].weight.fill_(float(step) - 3.0)
+        average.update_parameters(net)
+        if expected is None:
+            expected = float(step) - 3.0
+        else:
+            d = min(0.6, (1.0 + step) / (10.0 + step))
+            expected = d * expected + (1.0 - d) * (float(step) - 3.0)
+        np.testing.assert_allclose(average.module[0].weight.detach().numpy(), expected, rtol=1e-6, atol=1e-6)
 
 
 def test_running_statistics_are_averaged_and_the_batch_counter_copied():
     net = _net()
-    average = WeightAverage(net, decay=0.5)
+    average = weight_average(net, decay=0.5)
     net.train()
-    for _ in range(3):
+    net(torch.randn(8, 3))
+    average.update_parameters(net)  # the first update copies
+    first_mean = net[1].running_mean.clone()
+    for _ in range(2):
         net(torch.randn(8, 3))
-    live_mean = net[1].running_mean.clone()
-    average.update()  # d_0 = 0.1: the average takes 90 % of the live statistics
-    start_mean = torch.zeros(2)  # BatchNorm's running mean starts at zero, as the copy's did
-    torch.testing.assert_close(average.model[1].running_mean, 0.1 * start_mean + 0.9 * live_mean)
-    assert int(average.model[1].num_batches_tracked) == int(net[1].num_batches_tracked) == 3
-
-
-def test_the_average_is_a_frozen_copy_in_evaluation_mode():
-    net = _net()
-    average = WeightAverage(net, decay=0.9)
-    assert not average.model.training
-    assert all(not p.requires_grad for p in average.model.parameters())
-    assert all(p.requires_grad for p in net.parameters())
-    assert average.model[0].weight.data_ptr() != net[0].weight.data_ptr()
+    average.update_parameters(net)  # update 1 keeps d_1 = 2/11 of the average
+    d = 2.0 / 11.0
+    torch.testing.assert_close(average.module[1].running_mean, d * first_mean + (1 - d) * net[1].running_mean)
+    assert int(average.module[1].num_batches_tracked) == int(net[1].num_batches_tracked) == 3
 
 
 @pytest.mark.parametrize("decay", [0.0, 1.0, -0.1])
 def test_decays_outside_the_open_unit_interval_are_refused(decay):
     with pytest.raises(ValueError):
-        WeightAverage(_net(), decay)
+        weight_average(_net(), decay)
 
 
-def _train(steps: int, with_average: bool) -> tuple[torch.nn.Module, WeightAverage | None]:
+def _train(steps: int, with_average: bool):
     net = _net()
     opt = torch.optim.AdamW(net.parameters(), lr=1e-2)
-    average = WeightAverage(net, 0.9) if with_average else None
+    average = weight_average(net, 0.9) if with_average else None
     torch.manual_seed(1)
     for _ in range(steps):
         net.train()
@@ -78,7 +73,7 @@ def _train(steps: int, with_average: bool) -> tuple[torch.nn.Module, WeightAvera
         loss.backward()
         opt.step()
         if average:
-            average.update()
+            average.update_parameters(net)
     return net, average
 
 
@@ -87,5 +82,6 @@ def test_keeping_an_average_leaves_the_training_bit_for_bit_unchanged():
     averaged_run, average = _train(20, with_average=True)
     for a, b in zip(plain.state_dict().values(), averaged_run.state_dict().values()):
         assert torch.equal(a, b)
-    # ... while the average itself is a different set of weights.
-    assert not torch.equal(average.model[0].weight, averaged_run[0].weight)
+    # ... while the average itself is a different set of weights, held apart from the trained ones.
+    assert not torch.equal(average.module[0].weight, averaged_run[0].weight)
+    assert average.module[0].weight.data_ptr() != averaged_run[0].weight.data_ptr()
