@@ -312,6 +312,9 @@ def test_a_false_alarm_budget_comes_before_the_latency_target():
     assert summary["false_alarms_per_hour"] == 0.0 and summary["median_latency"] > 0.3
     thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_budget=700.0, **grid)
     assert thresholds == [0.4, 0.4] and summary["false_alarms_per_hour"] == pytest.approx(600.0)
+    # Even one alarm an hour over the budget outweighs being 150 ms late.
+    thresholds, _, _ = tune(corpus, preds, ["a", "b"], fa_budget=599.0, **grid)
+    assert thresholds == [0.8, 0.8]
 
 
 def test_a_budget_nothing_keeps_to_leaves_the_choice_to_f1():
