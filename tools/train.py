@@ -255,6 +255,10 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
     if fa_corpus and all(fa_corpus.events_of(f.filename) for f in fa_corpus.files):
         raise SystemExit(f"error: {fa_corpus.root}: --fa-corpus holds no alert-free file")
+    if args.fa_budget is not None and not args.no_tune and not fa_corpus and \
+            all(val_corpus.events_of(f.filename) for f in val_corpus.files):
+        raise SystemExit(f"error: {val_corpus.root}: --fa-budget needs alert-free audio to count false alarms on, "
+                         f"and the validation split holds no alert-free file; pass --fa-corpus")
     for c in (*train_corpora, val_corpus) + ((test_corpus,) if test_corpus else ()):
         missing = [label for label in LABELS if label not in c.labels]
         if missing:

@@ -8,9 +8,9 @@ the same shape and the same FLOPs, and exports like any other. (Measured for the
 models/MODEL_CARD.md, session 10: it did not help there, so the recipe does not use it.)
 
 What is averaged: parameters and floating-point buffers alike (`use_buffers`), so BatchNorm's running statistics
-describe roughly the averaged weights' inputs; its integer batch counter is copied. The first update copies the network; update n after it keeps
-min(decay, (1 + n) / (10 + n)) of the average, so the first steps' random weights are forgotten quickly instead of
-weighing on the average for thousands of steps.
+describe roughly the averaged weights' inputs; its integer batch counter is copied. The first update copies the
+network; update n after it keeps min(decay, (1 + n) / (10 + n)) of the average, so the first steps' random weights
+are forgotten quickly instead of weighing on the average for thousands of steps.
 
 The average draws no random numbers and does not touch the trained network, so a run with it follows exactly the
 trajectory of a run without it: the two differ only in which weights are scored and exported.

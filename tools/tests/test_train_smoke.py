@@ -101,6 +101,21 @@ def test_weight_averaged_training_exports_the_average(trained):
     np.testing.assert_allclose(alertnet_ref.forward(averaged, window), expected, atol=1e-4, rtol=0)
 
 
+def test_a_budget_without_alert_free_audio_fails_before_training(trained, tmp_path, capsys):
+    # With no alert-free file in validation and no --fa-corpus, a budget would count nothing and silently bind
+    # nowhere: it must stop with a one-line error before features are computed or a step is trained.
+    root = trained[0]
+    settings = MixSettings(clip_seconds=4.0, alert_free_fraction=0.0)
+    make_corpus.generate(tmp_path / "val", "val", 9, 2, settings, workers=1, rooms=2, progress=False)
+    args = train.parse_args(["--train", str(root / "train"), "--val", str(tmp_path / "val"),
+                             "--out", str(tmp_path / "m.safetensors"), "--steps", "2", "--fa-budget", "15"])
+    with pytest.raises(SystemExit) as stop:
+        train.train(args)
+    assert "--fa-budget needs alert-free audio" in str(stop.value.code)
+    assert not (tmp_path / "m.safetensors").exists()
+    assert "features of" not in capsys.readouterr().out
+
+
 def test_c_core_matches_pytorch_on_the_same_features(trained):
     root, out, model, spec, _ = trained
     audio, _ = sf.read(str(root / "val" / "audio" / "val_00000.wav"), dtype="float32")
