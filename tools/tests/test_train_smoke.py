@@ -101,6 +101,32 @@ def test_weight_averaged_training_exports_the_average(trained):
     np.testing.assert_allclose(alertnet_ref.forward(averaged, window), expected, atol=1e-4, rtol=0)
 
 
+def test_fit_sample_reports_the_first_training_clips_and_leaves_the_model_alone(trained):
+    # The fixture's run again with --fit-sample: the file must come out byte for byte the same (the sample is
+    # scored after export), and the report gains the kept network's scores on the first 3 of the 6 training clips.
+    root, plain_out, _, _, plain_reports = trained
+    out = root / "fit.safetensors"
+    args = train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(out),
+                             "--steps", "6", "--eval-every", "3", "--batch", "8", "--no-tune",
+                             "--fa-corpus", str(root / "free"), "--fit-sample", "3"])
+    _, _, reports = train.train(args)
+    assert out.read_bytes() == plain_out.read_bytes()
+    assert "train_sample" not in plain_reports
+    sample = reports["train_sample"]
+    assert sample["files"] == 3 and sample["hours"] == round(3 * 4.0 / 3600, 3)
+    assert set(sample["onset_only"]["class_f1"]) == set(train.LABELS)
+
+
+def test_first_clips_keeps_those_files_and_only_their_events(trained):
+    corpus = train.read_corpus(trained[0] / "train")
+    first = train.first_clips(corpus, 3)
+    names = [f.filename for f in corpus.files[:3]]
+    assert [f.filename for f in first.files] == names
+    assert first.events == [e for e in corpus.events if e.filename in names]
+    assert any(e.filename not in names for e in corpus.events)  # the cut really dropped some events
+    assert train.first_clips(corpus, 100).files == corpus.files
+
+
 def test_a_budget_without_alert_free_audio_fails_before_training(trained, tmp_path, capsys):
     # With no alert-free file in validation and no --fa-corpus, a budget would count nothing and silently bind
     # nowhere: it must stop with a one-line error before features are computed or a step is trained.
@@ -414,7 +440,8 @@ def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
                                  ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"],
                                  ["--weight-average", "1"], ["--weight-average", "-0.5"],
-                                 ["--fa-budget", "-1"], ["--fa-budget", "x"]])
+                                 ["--fa-budget", "-1"], ["--fa-budget", "x"],
+                                 ["--fit-sample", "-3"], ["--fit-sample", "x"]])
 def test_bad_options_fail_before_any_work(bad, capsys):
     # A typo must not cost a training run: these were read only after training, or by export at the very end.
     with pytest.raises(SystemExit) as stop:
