@@ -235,8 +235,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--fit-sample", type=int, default=0, metavar="N",
                    help="also report the kept network, with the file's settings, on the first N clips of the "
                         "(first) training corpus, un-augmented: beside validation's scores it tells a network "
-                        "that under-fits (low on both) from one that over-fits (high here only). About 30 s for "
-                        "540 clips (default 0: off)")
+                        "that under-fits (low on both) from one that over-fits (high here only). Costs one more "
+                        "prediction run: about 30 s for 540 clips with the default network (default 0: off)")
     p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
     args = p.parse_args(argv)
