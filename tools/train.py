@@ -381,17 +381,16 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                "hard_negatives": args.hard_negatives, "onset_weight": args.onset_weight,
                "weight_average": args.weight_average, "fa_budget": args.fa_budget,
                "train_seconds": round(time.time() - t0, 1)}
-    scored_corpora = [("val", val_corpus, val_preds)]
+    scored = [("val", val_corpus.root, val_corpus, val_preds)]  # report key, heading, corpus, predictions
     if test_corpus:
-        scored_corpora.append(("test", test_corpus, predict(model, test_corpus, spec, geometry)))
+        scored.append(("test", test_corpus.root, test_corpus, predict(model, test_corpus, spec, geometry)))
     if args.fit_sample:
         sample = first_clips(train_corpora[0], args.fit_sample)
-        scored_corpora.append(("train_sample", sample, predict(model, sample, spec, geometry)))
-    for name, corpus, preds in scored_corpora:
+        scored.append(("train_sample", f"the first {len(sample.files)} clips of {sample.root}, un-augmented", sample,
+                       predict(model, sample, spec, geometry)))
+    for name, heading, corpus, preds in scored:
         reports[name] = full_report(corpus, preds, LABELS, thresholds, settings)
-        where = f"the first {len(corpus.files)} clips of {corpus.root}, un-augmented" if name == "train_sample" \
-            else corpus.root
-        print(f"== {name}: {where}\n{format_report(reports[name], LABELS)}", flush=True)
+        print(f"== {name}: {heading}\n{format_report(reports[name], LABELS)}", flush=True)
     if fa_audio:
         reports["fa_corpus"] = dict(false_alarm_report(*fa_audio, LABELS, thresholds, settings),
                                     corpus=str(fa_corpus.root))
