@@ -1,0 +1,93 @@
+"""The figures a real-recording set (tools/make_real_set.py) is judged by, from any detector's events.
+
+A user trusts a detector that is quiet when nothing happens, so the report leads with false alarms per hour on
+the set's alert-free excerpts (and which alert each was taken for); then how many real alerts were found: the
+isolated recordings (found = a detection of the right label overlaps the event, whatever its onset), event F1 on
+the mixtures at alert SNR >= 0 dB (sed_eval, 200 ms onset collar) and by SNR bucket, and the announcement delay
+(when the user was told minus the true onset) over every alert found. The same function scores the student
+(events from `hearalert evaluate --per-file --json`) and the teacher (events from its window scores), so the two
+are compared on one footing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from corpus_format import Corpus
+from .evaluation import SNR_BUCKETS, announcement_delays, event_f1, false_alarms_per_hour
+from .tracker import Detection
+
+FOUND_SNR_DB = 0.0  # mixtures at or above this alert SNR make the headline F1 (issue target: >= 0 dB)
+
+
+def files_of_kind(corpus: Corpus, kind: str) -> list[str]:
+    return [f.filename for f in corpus.files if corpus.file_extras(f.filename).get("kind") == kind]
+
+
+def _found(corpus: Corpus, detections: dict[str, list[Detection]], names: list[str], labels: list[str]) -> dict:
+    """Share of the events in `names` that a detection of their label overlaps, overall and per label."""
+    total, hit = {label: 0 for label in labels}, {label: 0 for label in labels}
+    for name in names:
+        for e in corpus.events_of(name):
+            total[e.label] += 1
+            hit[e.label] += any(d.label == e.label and d.onset < e.offset and d.offset > e.onset
+                                for d in detections.get(name, []))
+    count = sum(total.values())
+    return {"events": count, "found": sum(hit.values()),
+            "share": round(sum(hit.values()) / count, 3) if count else None,
+            "per_label": {label: [hit[label], total[label]] for label in labels if total[label]}}
+
+
+def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: list[str]) -> dict:
+    """False alarms, alerts found, F1 at >= 0 dB, by SNR bucket and announcement delay of one detector on a set."""
+    free = files_of_kind(corpus, "free") or [f.filename for f in corpus.files if not corpus.events_of(f.filename)]
+    rate, count, hours = false_alarms_per_hour(corpus, {name: detections.get(name, []) for name in free})
+    by_label = {label: sum(d.label == label for name in free for d in detections.get(name, [])) for label in labels}
+    mixtures = files_of_kind(corpus, "mixture")
+    snr = {name: corpus.file_extras(name).get("alert_snr_db") for name in mixtures}
+    loud = [name for name in mixtures if snr[name] is not None and snr[name] >= FOUND_SNR_DB]
+    report = {"false_alarms": {"per_hour": round(rate, 2), "count": count, "hours": round(hours, 3),
+                               "by_label": by_label},
+              "isolated": _found(corpus, detections, files_of_kind(corpus, "isolated"), labels),
+              "mixtures_found": _found(corpus, detections, mixtures, labels)}
+    if loud:
+        f1 = event_f1(corpus, detections, labels, files=loud)
+        report["f1_at_0db_and_above"] = {"files": len(loud), "macro": round(f1["macro_f1_present"], 3),
+                                         "per_label": {k: (None if np.isnan(v) else round(v, 3))
+                                                       for k, v in f1["class_f1"].items()}}
+    buckets = {}
+    for lo, hi in SNR_BUCKETS:
+        names = [n for n in mixtures if snr[n] is not None and (lo <= snr[n] < hi or (hi == SNR_BUCKETS[-1][1]
+                                                                                      and snr[n] == hi))]
+        if names:
+            buckets[f"{lo:g}..{hi:g}"] = {"files": len(names),
+                                         "macro_f1": round(event_f1(corpus, detections, labels,
+                                                                    files=names)["macro_f1_present"], 3)}
+    report["f1_by_alert_snr_db"] = buckets
+    delays = [v for vs in announcement_delays(corpus, detections).values() for v in vs]
+    report["announcement_delay"] = {"count": len(delays),
+                                    "median_s": round(float(np.median(delays)), 3) if delays else None,
+                                    "p90_s": round(float(np.percentile(delays, 90)), 3) if delays else None}
+    return report
+
+
+def format_real_report(name: str, report: dict, labels: list[str]) -> str:
+    fa, iso, mix = report["false_alarms"], report["isolated"], report["mixtures_found"]
+    lines = [f"== {name}",
+             f"false alarms on {fa['hours']} h of real alert-free audio: {fa['count']} = {fa['per_hour']} per hour "
+             f"(taken for: {', '.join(f'{k} {v}' for k, v in fa['by_label'].items() if v) or 'none'})",
+             f"isolated real alerts found: {iso['found']} of {iso['events']} ({iso['share']})",
+             f"mixture alerts found (overlap): {mix['found']} of {mix['events']} ({mix['share']})"]
+    f1 = report.get("f1_at_0db_and_above")
+    if f1:
+        lines.append(f"event F1 (200 ms onset collar) at alert SNR >= 0 dB, {f1['files']} mixtures: macro {f1['macro']}"
+                     " | " + ", ".join(f"{k} {'-' if v is None else v}" for k, v in f1["per_label"].items()))
+    lines.append("macro F1 by alert SNR (dB): " + ", ".join(f"{b}: {v['macro_f1']} ({v['files']})"
+                                                           for b, v in report["f1_by_alert_snr_db"].items()))
+    per_label = {label: (iso["per_label"].get(label, [0, 0]), mix["per_label"].get(label, [0, 0]))
+                 for label in labels}
+    lines.append("found per label (isolated, mixtures): " + ", ".join(
+        f"{k} {a[0]}/{a[1]}, {b[0]}/{b[1]}" for k, (a, b) in per_label.items() if a[1] or b[1]))
+    d = report["announcement_delay"]
+    lines.append(f"announcement delay: median {d['median_s']} s, p90 {d['p90_s']} s over {d['count']} alerts")
+    return "\n".join(lines)

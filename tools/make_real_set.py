@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Make a corpus (shared/docs/CORPUS.md) from real recordings only, to choose and score detectors on real sound.
+
+Reads one role of the real-audio tree that tools/fetch_real_audio.py writes (REAL/ROLE/alert_free/<kind>/ and
+REAL/ROLE/alerts/<label>/) and writes three kinds of files, each named by its kind:
+
+  free_NNNNN.wav   consecutive --chunk-seconds excerpts of every alert-free recording (all of it, or its first
+                   --max-free-seconds): every detection in them is a false alarm
+  mix_NNNNN.wav    a real alert in a real background of the same role, --mixtures-per-alert times per alert
+                   recording, alert SNRs spread evenly over the buckets of --snr (default -5..15 dB in 5-dB steps)
+  iso_NNNNN.wav    each alert recording whole (up to 20 s), 30 dB over a quiet real background, a second of it
+                   either side: how the alert sounds near the device
+
+With --alert-components every file also gets alerts/NAME.wav (the alert component, sample-aligned; silence for
+alert-free excerpts, since readers take the folder whole), so `train.py` can remix the alerts: use it for a
+training set; sets that are only scored do without. Events are measured on the alert signal (frames within 25 dB of its
+loudest, gaps under 1 s joined), never read from a file name. corpus.json's `files` extras give each file's
+`kind`, its `source` recording(s) and, for mixtures, `alert_snr_db`. Roles come from the tree, so a set made from
+`dev` holds no source of `test` or `train`.
+
+Examples:
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role dev --out corpora/real-dev --seed 11
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role test --out corpora/real-test --seed 12
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train --seed 13 \\
+      --mixtures-per-alert 40 --max-free-seconds 600 --alert-components
+
+Same inputs and seed give the same files. An existing --out is refused unless --force.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from cli_types import number_in
+from hearalert_corpus import LABELS, SAMPLE_RATE
+from hearalert_corpus.real_sets import (RealSetError, free_excerpts, isolated, list_role, mixture,
+                                        parse_snr_range)
+from hearalert_corpus.sources import load_audio
+from hearalert_corpus.writer import format_summary, summarise, write_tables
+
+GENERATOR = "tools/make_real_set.py"
+
+
+def _snr(text: str) -> list[tuple[float, float]]:
+    try:
+        return parse_snr_range(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--real", required=True, type=Path, help="the real-audio tree (tools/fetch_real_audio.py --out)")
+    p.add_argument("--role", required=True, help="which role folder to draw from: train, dev or test")
+    p.add_argument("--out", required=True, type=Path, help="corpus folder to write")
+    p.add_argument("--seed", type=int, default=1, help="random seed (backgrounds, placement, SNRs, levels)")
+    p.add_argument("--chunk-seconds", type=number_in(2.0), default=10.0,
+                   help="length of the alert-free excerpts and of the mixtures (default 10 s)")
+    p.add_argument("--max-free-seconds", type=number_in(1.0),
+                   help="use at most this many seconds of each alert-free recording (default: all of it)")
+    p.add_argument("--mixtures-per-alert", type=int, default=4,
+                   help="mixtures made from each alert recording (default 4: one per 5-dB bucket of -5..15 dB)")
+    p.add_argument("--snr", type=_snr, default=parse_snr_range("-5,15"),
+                   help="alert SNR range of the mixtures, LOW,HIGH[,STEP] in dB (default -5,15 in 5-dB buckets)")
+    p.add_argument("--no-isolated", action="store_true", help="leave out the isolated alert files")
+    p.add_argument("--alert-components", action="store_true",
+                   help="also write alerts/NAME.wav, the alert alone, for every file (for training sets)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out folder")
+    args = p.parse_args(argv)
+    if args.mixtures_per_alert < 0:
+        p.error(f"--mixtures-per-alert must be 0 or more, got {args.mixtures_per_alert}")
+    return args
+
+
+def _write(out: Path, name: str, mix: np.ndarray, alert: np.ndarray | None) -> None:
+    """audio/NAME and, when `alert` is given, alerts/NAME: 16-bit WAVs."""
+    for sub, x in (("audio", mix), ("alerts", alert)):
+        if x is not None:
+            sf.write(str(out / sub / name), np.clip(x, -1.0, 1.0), SAMPLE_RATE, subtype="PCM_16", format="WAV")
+
+
+def make(args: argparse.Namespace) -> dict:
+    free_recordings, alert_recordings = list_role(args.real / args.role)
+    if args.out.exists():
+        if not args.force:
+            raise RealSetError(f"{args.out} exists; pass --force to replace it")
+        shutil.rmtree(args.out)
+    t0 = time.time()
+    free = []
+    for i, recording in enumerate(free_recordings):
+        free.append((recording, load_audio(recording.path)))
+        if (i + 1) % 50 == 0:
+            print(f"read {i + 1} of {len(free_recordings)} alert-free recordings ({time.time() - t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+    rng = np.random.default_rng(args.seed)
+    for sub in ("audio", "alerts") if args.alert_components else ("audio",):
+        (args.out / sub).mkdir(parents=True, exist_ok=True)
+    rows = []
+
+    def add(name: str, mix: np.ndarray, alert: np.ndarray | None, info: dict, label: str | None) -> None:
+        if args.alert_components:
+            _write(args.out, name, mix, np.zeros_like(mix) if alert is None else alert)
+        else:
+            _write(args.out, name, mix, None)
+        events = [(a, b, label) for a, b in info.pop("events", [])]
+        rows.append({"name": name, "duration": len(mix) / SAMPLE_RATE, "events": events, "info": info})
+
+    for recording, x in free:
+        for offset, excerpt in free_excerpts(x, args.chunk_seconds, args.max_free_seconds):
+            add(f"free_{len(rows):05d}.wav", excerpt, None,
+                {"kind": "free", "source": recording.relative, "source_kind": recording.kind,
+                 "offset_s": round(offset / SAMPLE_RATE, 3), "alert_snr_db": None}, None)
+    for recording in alert_recordings:
+        alert = load_audio(recording.path)
+        peak = float(np.max(np.abs(alert))) if len(alert) else 0.0
+        if peak == 0.0:
+            raise RealSetError(f"{recording.path}: the recording is silent")
+        alert = alert / peak
+        for k in range(args.mixtures_per_alert):
+            snr = round(float(rng.uniform(*args.snr[k % len(args.snr)])), 2)
+            clip, info = mixture(alert, free, args.chunk_seconds, snr, rng)
+            add(f"mix_{len(rows):05d}.wav", clip.mixture, clip.alerts,
+                dict(info, kind="mixture", source=recording.relative), recording.kind)
+        if not args.no_isolated:
+            clip, info = isolated(alert, free, rng)
+            add(f"iso_{len(rows):05d}.wav", clip.mixture, clip.alerts,
+                dict(info, kind="isolated", source=recording.relative), recording.kind)
+    meta = {"format": "hearalert-corpus", "version": 1, "sample_rate": SAMPLE_RATE, "labels": list(LABELS),
+            "generator": GENERATOR, "seed": args.seed, "split": args.role, "real_root": str(args.real),
+            "real_sources": {"alert_free_recordings": len(free_recordings),
+                             "alert_recordings": len(alert_recordings)}}
+    write_tables(args.out, rows, meta)
+    summary = summarise(rows)
+    print(format_summary(summary, args.out))
+    print(f"from {len(free_recordings)} alert-free and {len(alert_recordings)} alert recordings of role "
+          f"'{args.role}' in {time.time() - t0:.0f} s")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        make(args)
+    except RealSetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

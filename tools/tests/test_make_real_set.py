@@ -1,0 +1,120 @@
+"""make_real_set.py: corpora of real recordings only (alert-free excerpts, mixtures, isolated alerts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+import make_real_set
+from corpus_format import read_corpus
+
+SR = 16000
+
+
+def _write(path: Path, x: np.ndarray, rate: int = SR) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sf.write(str(path), x.astype(np.float32), rate, subtype="FLOAT")
+
+
+def _beeps(on: float, off: float, count: int, freq: float = 3100.0) -> np.ndarray:
+    """`count` tone bursts of `on` s separated by `off` s of silence."""
+    t = np.arange(int(on * SR)) / SR
+    burst = 0.5 * np.sin(2 * np.pi * freq * t)
+    gap = np.zeros(int(off * SR))
+    return np.concatenate([np.concatenate([burst, gap]) for _ in range(count)])[: -len(gap) or None]
+
+
+@pytest.fixture()
+def real_tree(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    root = tmp_path / "real"
+    _write(root / "dev/alert_free/speech/talk.wav", 0.1 * rng.standard_normal(25 * SR))     # 10 + 10 + 5 s
+    rain = 0.05 * rng.standard_normal(int(12.5 * 44100))
+    _write(root / "dev/alert_free/ambient:rain/rain.wav", rain, 44100)  # 10 + 2.5 s, resampled
+    _write(root / "dev/alerts/smoke_alarm/t3.wav", _beeps(0.5, 0.5, 3))          # one event: gaps under 1 s
+    _write(root / "dev/alerts/doorbell/two.wav", _beeps(0.4, 1.5, 2, 700.0))      # two events: a 1.5-s gap
+    _write(root / "test/alert_free/music/song.wav", 0.1 * rng.standard_normal(30 * SR))
+    return root
+
+
+def _run(real: Path, out: Path, *extra: str) -> int:
+    return make_real_set.main(["--real", str(real), "--role", "dev", "--out", str(out), "--seed", "3", *extra])
+
+
+def _active_power(x: np.ndarray) -> float:
+    """Mean power over the 20 ms frames within 40 dB of the loudest (mixing.py's definition), written anew."""
+    frames = x[: len(x) // 320 * 320].astype(np.float64).reshape(-1, 320)
+    power = (frames ** 2).mean(axis=1)
+    return float(power[power >= power.max() * 1e-4].mean())
+
+
+def test_the_three_kinds_of_file_with_measured_events(real_tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "set"
+    assert _run(real_tree, out) == 0
+    assert not (out / "alerts").exists()
+    corpus = read_corpus(out, check_audio=True)
+    kinds = {f.filename: corpus.file_extras(f.filename)["kind"] for f in corpus.files}
+    free = sorted(n for n, k in kinds.items() if k == "free")
+    assert len(free) == 5  # 25 s -> 10, 10, 5; 12.5 s -> 10, 2.5 (a tail of 2 s or more is kept)
+    assert sorted(round(f.duration, 3) for f in corpus.files if kinds[f.filename] == "free") == [2.5, 5, 10, 10, 10]
+    assert all(not corpus.events_of(n) for n in free)
+    assert sum(k == "mixture" for k in kinds.values()) == 8 and sum(k == "isolated" for k in kinds.values()) == 2
+    assert not any("song" in corpus.file_extras(n).get("source", "") + str(corpus.file_extras(n).get("background"))
+                   for n in kinds), "a test-role recording leaked into the dev set"
+    for name, kind in kinds.items():
+        events = corpus.events_of(name)
+        source = corpus.file_extras(name)["source"]
+        if kind == "free":
+            continue
+        if "t3" in source:
+            assert [e.label for e in events] == ["smoke_alarm"]
+            assert events[0].offset - events[0].onset == pytest.approx(2.5, abs=0.05)
+        else:
+            assert [e.label for e in events] == ["doorbell", "doorbell"]
+            assert events[1].onset - events[0].onset == pytest.approx(1.9, abs=0.05)
+        if kind == "isolated":
+            assert events[0].onset == pytest.approx(1.0, abs=0.03)
+
+
+def test_mixtures_hold_the_alert_at_the_recorded_snr_in_every_bucket(real_tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "set"
+    assert _run(real_tree, out, "--alert-components") == 0
+    meta = json.loads((out / "corpus.json").read_text())
+    snrs = []
+    for name, info in meta["files"].items():
+        if info["kind"] != "mixture":
+            if info["kind"] == "free":
+                assert not sf.read(str(out / "alerts" / name))[0].any()
+            continue
+        mix, _ = sf.read(str(out / "audio" / name), dtype="float64")
+        alert, _ = sf.read(str(out / "alerts" / name), dtype="float64")
+        background = mix - alert
+        measured = 10 * np.log10(_active_power(alert) / np.mean(background ** 2))
+        assert measured == pytest.approx(info["alert_snr_db"], abs=0.3)
+        snrs.append(info["alert_snr_db"])
+    buckets = sorted({int(np.floor(s / 5)) for s in snrs})
+    assert buckets == [-1, 0, 1, 2]  # -5..0, 0..5, 5..10, 10..15: each alert once in each
+
+
+def test_same_seed_same_files(real_tree: Path, tmp_path: Path) -> None:
+    assert _run(real_tree, tmp_path / "a") == 0 and _run(real_tree, tmp_path / "b") == 0
+    for path in sorted((tmp_path / "a").rglob("*.*")):
+        assert path.read_bytes() == (tmp_path / "b" / path.relative_to(tmp_path / "a")).read_bytes(), path
+
+
+def test_bad_input_is_one_line_and_nothing_is_replaced(real_tree: Path, tmp_path: Path, capsys) -> None:
+    (real_tree / "dev/alerts/fire_truck").mkdir()
+    assert _run(real_tree, tmp_path / "x") == 1
+    assert "'fire_truck' is not one of the labels" in capsys.readouterr().err
+    (real_tree / "dev/alerts/fire_truck").rmdir()
+    out = tmp_path / "kept"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep")
+    assert _run(real_tree, out) == 1
+    assert "pass --force" in capsys.readouterr().err and (out / "mine.txt").read_text() == "keep"
+    assert make_real_set.main(["--real", str(real_tree), "--role", "val", "--out", str(tmp_path / "y")]) == 1
+    assert "no such folder" in capsys.readouterr().err
