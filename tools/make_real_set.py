@@ -55,6 +55,17 @@ def _snr(text: str) -> list[tuple[float, float]]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+KINDS = ("free", "mixture", "isolated")
+
+
+def _kinds(text: str) -> tuple[str, ...]:
+    kinds = tuple(dict.fromkeys(k.strip() for k in text.split(",")))
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(f"kinds are {', '.join(KINDS)}; got {text!r}")
+    return kinds
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--real", required=True, type=Path, help="the real-audio tree (tools/fetch_real_audio.py --out)")
@@ -69,7 +80,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="mixtures made from each alert recording (default 4: one per 5-dB bucket of -5..15 dB)")
     p.add_argument("--snr", type=_snr, default=parse_snr_range("-5,15"),
                    help="alert SNR range of the mixtures, LOW,HIGH[,STEP] in dB (default -5,15 in 5-dB buckets)")
-    p.add_argument("--no-isolated", action="store_true", help="leave out the isolated alert files")
+    p.add_argument("--kinds", type=_kinds, default=KINDS,
+                   help="which kinds of file to make, comma-separated: free, mixture, isolated (default all; e.g. "
+                        "free alone for audio to distil on, mixture,isolated for labelled training alerts)")
     p.add_argument("--alert-components", action="store_true",
                    help="also write alerts/NAME.wav, the alert alone, for every file (for training sets)")
     p.add_argument("--force", action="store_true", help="replace an existing --out folder")
@@ -112,7 +125,7 @@ def make(args: argparse.Namespace) -> dict:
         events = [(a, b, label) for a, b in info.pop("events", [])]
         rows.append({"name": name, "duration": len(mix) / SAMPLE_RATE, "events": events, "info": info})
 
-    for recording, x in free:
+    for recording, x in free if "free" in args.kinds else ():
         for offset, excerpt in free_excerpts(x, args.chunk_seconds, args.max_free_seconds):
             add(f"free_{len(rows):05d}.wav", excerpt, None,
                 {"kind": "free", "source": recording.relative, "source_kind": recording.kind,
@@ -123,12 +136,12 @@ def make(args: argparse.Namespace) -> dict:
         if peak == 0.0:
             raise RealSetError(f"{recording.path}: the recording is silent")
         alert = alert / peak
-        for k in range(args.mixtures_per_alert):
+        for k in range(args.mixtures_per_alert if "mixture" in args.kinds else 0):
             snr = round(float(rng.uniform(*args.snr[k % len(args.snr)])), 2)
             clip, info = mixture(alert, free, args.chunk_seconds, snr, rng)
             add(f"mix_{len(rows):05d}.wav", clip.mixture, clip.alerts,
                 dict(info, kind="mixture", source=recording.relative), recording.kind)
-        if not args.no_isolated:
+        if "isolated" in args.kinds:
             clip, info = isolated(alert, free, rng)
             add(f"iso_{len(rows):05d}.wav", clip.mixture, clip.alerts,
                 dict(info, kind="isolated", source=recording.relative), recording.kind)

@@ -100,6 +100,18 @@ def test_mixtures_hold_the_alert_at_the_recorded_snr_in_every_bucket(real_tree: 
     assert buckets == [-1, 0, 1, 2]  # -5..0, 0..5, 5..10, 10..15: each alert once in each
 
 
+def test_kinds_choose_what_is_made(real_tree: Path, tmp_path: Path) -> None:
+    assert _run(real_tree, tmp_path / "free", "--kinds", "free") == 0
+    assert _run(real_tree, tmp_path / "alerts", "--kinds", "mixture,isolated") == 0
+    kinds = [{info["kind"] for info in json.loads((tmp_path / name / "corpus.json").read_text())["files"].values()}
+             for name in ("free", "alerts")]
+    assert kinds == [{"free"}, {"mixture", "isolated"}]
+    with pytest.raises(SystemExit) as stop:
+        make_real_set.main(["--real", str(real_tree), "--role", "dev", "--out", str(tmp_path / "x"),
+                            "--kinds", "free,noise"])
+    assert stop.value.code == 2 and not (tmp_path / "x").exists()
+
+
 def test_same_seed_same_files(real_tree: Path, tmp_path: Path) -> None:
     assert _run(real_tree, tmp_path / "a") == 0 and _run(real_tree, tmp_path / "b") == 0
     for path in sorted((tmp_path / "a").rglob("*.*")):
