@@ -34,12 +34,17 @@ struct DetectCommand: ParsableCommand {
     mutating func run() throws {
         let (model, settings) = try detection.load()
         let targets = try output.map(resultFiles)
-        if let output {
+        let inputs = files.map { CommandInput(role: "input file", path: $0) }
+            + [CommandInput(role: "model file", path: detection.model)]
+        if let output, let targets {
             do {
                 try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             } catch {
                 throw DetectOutputError.cannotCreateFolder(path: output, reason: DetectOutputError.reason(error))
             }
+            // Every result file is checked before the work: none overwrites an input, and the folder takes files.
+            for target in targets { try OutputFileError.checkNotInput(target.path, inputs: inputs) }
+            if let first = targets.first { try AtomicOutputFile(path: first.path).discard() }
         } else if format == .tsv {
             print(AlertLineFormatter.tsvHeader)
         }
@@ -50,12 +55,8 @@ struct DetectCommand: ParsableCommand {
                 let lines = try detect(path, with: detector)
                 if let target = targets?[index] {
                     let header = format == .tsv ? [AlertLineFormatter.tsvHeader] : []
-                    do {
-                        try (header + lines).map { $0 + "\n" }.joined()
-                            .write(to: target, atomically: true, encoding: .utf8)
-                    } catch {
-                        throw DetectOutputError.cannotWrite(path: target.path, reason: DetectOutputError.reason(error))
-                    }
+                    try AtomicOutputFile.write(Data((header + lines).map { $0 + "\n" }.joined().utf8),
+                                               to: target.path, protecting: inputs)
                 } else {
                     for line in lines { print(line) }
                 }

@@ -1,17 +1,15 @@
 import Foundation
 
-/// Why `detect --output` cannot write a result file, in one line that names the path (Foundation's own errors
+/// Why `detect --output` cannot write its results, in one line that names the path (Foundation's own errors
 /// print as a multi-line NSError dump).
 enum DetectOutputError: Error, CustomStringConvertible, LocalizedError {
     case cannotCreateFolder(path: String, reason: String)
-    case cannotWrite(path: String, reason: String)
     /// Two inputs with the same name (`a/x.wav`, `b/x.wav`, or `x.wav` and `x.flac`) would overwrite one result.
     case sameResultFile(first: String, second: String, target: String)
 
     var description: String {
         switch self {
         case .cannotCreateFolder(let path, let reason): "cannot create the output folder \(path): \(reason)"
-        case .cannotWrite(let path, let reason): "\(path): cannot write: \(reason)"
         case .sameResultFile(let first, let second, let target):
             "\(first) and \(second) would both be written to \(target); run them separately or rename one"
         }

@@ -37,7 +37,8 @@ struct EnhanceCommand: ParsableCommand {
 
     @Option(help: """
         DCASE event table (filename, onset, offset, event_label; e.g. a corpus's annotations.tsv or \
-        `hearalert detect --format tsv`); rows naming this input's file name mark alerts to keep audible.
+        `hearalert detect --format tsv`); rows naming this input's file name mark alerts to keep audible, \
+        clipped to the file (a table with no row for it, or rows past its end, are reported on stderr).
         """)
     var alertIntervals: String?
 
@@ -50,26 +51,50 @@ struct EnhanceCommand: ParsableCommand {
     @Flag(help: "Write 16-bit PCM instead of 32-bit float (clips at full scale).")
     var pcm16 = false
 
+    /// What the command reads: the output must be none of these.
+    private var inputs: [CommandInput] {
+        [CommandInput(role: "input file", path: input)]
+            + (alertIntervals.map { [CommandInput(role: "--alert-intervals file", path: $0)] } ?? [])
+            + (model.map { [CommandInput(role: "--model file", path: $0)] } ?? [])
+    }
+
+    mutating func validate() throws {
+        try validateOutput(output, inputs: inputs)
+    }
+
     mutating func run() throws {
+        // Opened first: a path that cannot be written fails now, not after detection has run.
+        let target = try AtomicOutputFile(path: output, protecting: inputs)
         let configuration = EnhancerConfiguration(mode: mode, strength: strength)
         let filename = (input as NSString).lastPathComponent
-        var intervals = try alertIntervals.map {
-            try AlertIntervals.load(dcaseTable: $0, filename: filename).intervals
-        } ?? []
+        var intervals: [ClosedRange<Double>] = []
+        if let alertIntervals {
+            intervals = try AlertIntervals.load(dcaseTable: alertIntervals, filename: filename).intervals
+            if intervals.isEmpty {
+                Diagnostics.standardError.report("\(alertIntervals) has no row for \(filename): it keeps no alert audible")
+            }
+        }
         if let model {
             let loaded = try AlertModel(path: model)
             let events = try FileDetector(model: loaded, settings: TrackerSettings(model: loaded)).detect(path: input)
             intervals += events.map { $0.onset...$0.offset }
         }
-        let alerts = AlertIntervals(intervals)
         let summary = try FileEnhancement.run(
-            inputPath: input, outputPath: output, configuration: configuration, alerts: alerts,
+            inputPath: input, output: target, configuration: configuration, alerts: AlertIntervals(intervals),
             encoding: pcm16 ? .pcm16 : .float32)
         let rate = Double(summary.sampleRate)
+        let duration = String(format: "%.1f", Double(summary.samples) / rate)
+        // Detected alerts lie within the file; only table rows can start past its end.
+        let dropped = intervals.count - summary.alertIntervals
+        if let alertIntervals, dropped > 0 {
+            Diagnostics.standardError.report(
+                "\(alertIntervals): \(dropped) interval\(dropped == 1 ? "" : "s") for \(filename) "
+                    + "start\(dropped == 1 ? "s" : "") after its end (\(duration) s)")
+        }
         print(
             "\(output): \(String(format: "%.2f", Double(summary.samples) / rate)) s at \(summary.sampleRate) Hz, "
                 + "\(mode.rawValue) mode (delay \(String(format: "%.1f", Double(summary.latencySamples) / rate * 1000)) ms), "
-                + "strength \(strength), \(alerts.intervals.count) alert interval(s) kept audible "
+                + "strength \(strength), \(summary.alertIntervals) alert interval(s) kept audible "
                 + "(\(String(format: "%.1f", summary.alertSeconds)) s)")
     }
 }

@@ -68,10 +68,21 @@ struct EvaluateCommand: ParsableCommand {
         guard compare.isEmpty || compare.count == 2 else {
             throw ValidationError("--compare takes exactly two weight files, got \(compare.count)")
         }
+        if let json { try validateOutput(json, option: "--json", inputs: models) }
+    }
+
+    /// The weight files evaluated: the report must overwrite none of them.
+    private var models: [CommandInput] {
+        (compare.isEmpty ? [detection.model] : compare).map { CommandInput(role: "model file", path: $0) }
     }
 
     func run() throws {
         let labelled = try Corpus.load(directory: corpus)
+        // Opened before the evaluation: a report that cannot be written fails now, not after it.
+        let reportFile = try json.map { path in
+            try labelled.checkNotOwnFile(path)
+            return try AtomicOutputFile(path: path, protecting: models)
+        }
         let settings = EvaluationSettings(jobs: jobs, keepPerFile: perFile, scoreEnhancement: !noEnhancement,
                                           rules: EventMatchingRules(collar: collar, offsetFractionOfLength: offsetFraction))
         let evaluator = CorpusEvaluator(corpus: labelled, settings: settings)
@@ -89,12 +100,13 @@ struct EvaluateCommand: ParsableCommand {
         if reports.count == 2 {
             let comparison = ComparisonReport(a: reports[0], b: reports[1])
             print(comparison.table())
-            try json.map { try ReportJSON.encode(comparison).write(to: URL(fileURLWithPath: $0)) }
+            try reportFile?.write(ReportJSON.encode(comparison))
         } else {
             print(reports[0].table())
             if perFile { print(reports[0].perFileTable()) }
-            try json.map { try ReportJSON.encode(reports[0]).write(to: URL(fileURLWithPath: $0)) }
+            try reportFile?.write(ReportJSON.encode(reports[0]))
         }
+        try reportFile?.commit()
     }
 }
 

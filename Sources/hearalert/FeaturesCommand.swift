@@ -29,40 +29,32 @@ struct FeaturesCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where to write the float32 [frames, bins] .npy file.")
     var output: String
 
+    /// What the command reads: the output must be none of these.
+    private var inputs: [CommandInput] {
+        [CommandInput(role: "input file", path: input)] + (spec.map { [CommandInput(role: "--spec file", path: $0)] } ?? [])
+    }
+
     mutating func validate() throws {
-        // The .npy is written while the audio is still being read: the same file for both would destroy the input.
-        if let audio = Self.status(of: input), let target = Self.status(of: output),
-           audio.st_dev == target.st_dev, audio.st_ino == target.st_ino {
-            throw ValidationError("-o \(output) is the input file; choose another name for the .npy")
-        }
+        // The features put in place of the recording they came from would lose it.
+        try validateOutput(output, option: "-o", inputs: inputs)
     }
 
     mutating func run() throws {
         let featureSpec = try spec.map { try FeatureSpec(contentsOf: URL(fileURLWithPath: $0)) } ?? FeatureSpec()
         let extractor = try FeatureExtractor(spec: featureSpec)
         let reader = try AudioFileReader(path: input, sampleRate: featureSpec.sampleRate)
-        let writer = try NPYWriter(path: output, columns: featureSpec.binCount)
+        let writer = try NPYWriter(path: output, columns: featureSpec.binCount, protecting: inputs)
         do {
             try extractor.process(reader) { try writer.append($0) }
             try writer.close()
         } catch {
-            // A half-written array would look like a short recording; leave nothing rather than that.
-            try? writer.close()
-            // Only a file this run wrote: `-o /dev/null` must never unlink the device.
-            if let written = Self.status(of: output), written.st_mode & S_IFMT == S_IFREG {
-                try? FileManager.default.removeItem(atPath: output)
-            }
+            // A half-written array would look like a short recording: the previous file stays instead.
+            writer.discard()
             throw error
         }
         print(
             "\(output): \(writer.rows) frames × \(writer.columns) \(featureSpec.kind.rawValue) bins from \(input) "
                 + "(\(String(format: "%.2f", reader.duration)) s at \(reader.sourceSampleRate) Hz, "
                 + "\(reader.sourceChannels) channel\(reader.sourceChannels == 1 ? "" : "s"))")
-    }
-
-    /// The file's `stat`, or nil when it does not exist (yet).
-    private static func status(of path: String) -> stat? {
-        var result = stat()
-        return stat(path, &result) == 0 ? result : nil
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `hearalert` command: each subcommand is one type in its own file; this type only lists them.
 @main
@@ -21,4 +22,21 @@ struct HearAlert: ParsableCommand {
             EvaluateCommand.self,
         ]
     )
+
+    /// ArgumentParser's own `main`, plus the check that what was printed reached standard output: a command
+    /// whose results were lost (a full disk) fails with a message instead of exiting 0.
+    static func main() {
+        let outcome = Result {
+            var command = try parseAsRoot()
+            try command.run()
+        }
+        let output = Result { try StandardOutput.finish() }
+        if case .failure(let error) = outcome {
+            if case .failure(let lost) = output, !(error is CleanExit) {
+                FileHandle.standardError.write(Data("Error: \(lost)\n".utf8))
+            }
+            exit(withError: error)
+        }
+        if case .failure(let lost) = output { exit(withError: lost) }
+    }
 }

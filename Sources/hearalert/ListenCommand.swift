@@ -12,11 +12,13 @@ struct ListenCommand: ParsableCommand {
             score, stream_time, time, source, detected_at; alert_end adds onset, offset, duration); messages \
             for people go to stderr. With --output, the microphone is played to that device (headphones) through \
             the low-latency speech enhancer, which keeps detected alerts audible. Ctrl-C (or SIGTERM) ends any \
-            alert still sounding with its alert_end, flushes and exits 0.
+            alert still sounding with its alert_end, flushes and exits 0 (1 if alert lines could not be written \
+            to stdout).
 
             A hook is any program: it gets the alert's JSON on stdin and HEARALERT_TYPE, HEARALERT_LABEL, \
             HEARALERT_SCORE, HEARALERT_TIME in its environment, runs off the audio path, and is stopped after \
-            --hook-timeout seconds; a failing hook is reported, never fatal. Hook arguments that start with '-' \
+            --hook-timeout seconds; a failing hook is reported, never fatal. What a hook prints goes to stderr after it \
+            exits, with its exit status: its last 4 KB at most. Hook arguments that start with '-' \
             need a wrapper script.
 
             Examples:
@@ -91,9 +93,9 @@ struct ListenCommand: ParsableCommand {
         let diagnostics = Diagnostics.standardError
         let launcher = ProgramLauncher(timeLimit: hookTimeout, maxConcurrent: hookLimit, diagnostics: diagnostics)
 
-        var sinks: [any AlertSink] = [
-            StreamSink(format: format == .jsonl ? .jsonl : .text, colour: StreamSink.isColourTerminal(.standardOutput)),
-        ]
+        let standardOutput = StreamSink(format: format == .jsonl ? .jsonl : .text,
+                                        colour: StreamSink.isColourTerminal(.standardOutput))
+        var sinks: [any AlertSink] = [standardOutput]
         if !hook.isEmpty {
             sinks.append(HookRunner(command: hook, trigger: hookOn, launcher: launcher))
         }
@@ -110,5 +112,7 @@ struct ListenCommand: ParsableCommand {
         let signals = StopSignals { listener.stop() }
         defer { withExtendedLifetime(signals) {} }
         try listener.run(detector: detector, enhancer: enhancer, dispatcher: AlertDispatcher(sinks: sinks, source: device))
+        // The sink has said how many alert lines were lost; alerts that went nowhere are a failure.
+        if standardOutput.lostLineCount > 0 { throw ExitCode.failure }
     }
 }

@@ -59,10 +59,15 @@ final class SoundFile {
         return nil
     }
 
-    /// libsndfile's message as one line (some of its messages span several).
+    /// libsndfile's message as one line (some of its messages span several); a system error is the system's
+    /// own words ("System error : File too large." reads "File too large").
     private static func message(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "unknown libsndfile error" }
-        return AudioFileError.oneLine(String(cString: text))
+        let line = AudioFileError.oneLine(String(cString: text))
+        let system = "System error : "
+        guard line.hasPrefix(system) else { return line }
+        let reason = line.dropFirst(system.count)
+        return String(reason.hasSuffix(".") ? reason.dropLast() : reason)
     }
 
     private static func log(of handle: OpaquePointer) -> String {
@@ -73,13 +78,14 @@ final class SoundFile {
         return length > 0 ? String(decoding: text.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
     }
 
-    /// Creates a mono file for writing in the given libsndfile format.
-    init(writingTo path: String, sampleRate: Int, format: Int32) throws {
+    /// Writes a mono file in the given libsndfile format through `descriptor`, which stays the caller's to close;
+    /// `path` names the file in errors.
+    init(writingTo descriptor: Int32, path: String, sampleRate: Int, format: Int32) throws {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = 1
         info.format = format
-        guard let opened = sf_open(path, Int32(SFM_WRITE), &info) else {
+        guard let opened = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             throw AudioFileError.cannotWrite(path: path, reason: Self.message(sf_strerror(nil)))
         }
         self.path = path

@@ -16,6 +16,12 @@ public struct AlertIntervals: Sendable, Equatable {
         intervals.contains { $0.lowerBound < end && $0.upperBound >= start }
     }
 
+    /// The intervals within a file of `duration` seconds: ends past it are cut there, and intervals that start
+    /// at or after it are dropped (a table written for a longer file must not claim alerts this one cannot hold).
+    public func clipped(to duration: Double) -> AlertIntervals {
+        AlertIntervals(intervals.compactMap { $0.lowerBound < duration ? $0.lowerBound...min($0.upperBound, duration) : nil })
+    }
+
     /// Total seconds covered (overlaps counted once).
     public var coveredSeconds: Double {
         var total = 0.0

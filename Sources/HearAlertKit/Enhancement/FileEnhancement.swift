@@ -13,29 +13,48 @@ public enum FileEnhancement {
         public let latencySamples: Int
         /// Seconds during which the alert flag was on.
         public let alertSeconds: Double
+        /// Alert intervals that overlap the file (clipped to it); intervals that start after its end are dropped.
+        public let alertIntervals: Int
     }
 
     /// Enhances `inputPath` into `outputPath` at the input's own sample rate. The output is aligned with the
     /// input — the enhancer's delay is removed and its tail flushed — and has the same length, so it can be
-    /// compared sample by sample with a clean reference.
+    /// compared sample by sample with a clean reference. Alert intervals are clipped to the file's length.
     public static func run(
         inputPath: String, outputPath: String, configuration: EnhancerConfiguration,
         alerts: AlertIntervals = AlertIntervals(), encoding: AudioFileWriter.Encoding = .float32
     ) throws -> Summary {
-        let probe = try AudioFileReader(path: inputPath, sampleRate: 16000)
-        let sampleRate = probe.sourceSampleRate
-        let reader = try AudioFileReader(path: inputPath, sampleRate: sampleRate)
-        let enhancer = try SpeechEnhancer(configuration: configuration, sampleRate: sampleRate)
-        let writer = try AudioFileWriter(path: outputPath, sampleRate: sampleRate, encoding: encoding)
+        try run(inputPath: inputPath, output: AtomicOutputFile(path: outputPath), configuration: configuration,
+                alerts: alerts, encoding: encoding)
+    }
+
+    /// As `run(inputPath:outputPath:…)`, into an output the caller opened before its own work (and owns no more).
+    public static func run(
+        inputPath: String, output: AtomicOutputFile, configuration: EnhancerConfiguration,
+        alerts: AlertIntervals = AlertIntervals(), encoding: AudioFileWriter.Encoding = .float32
+    ) throws -> Summary {
+        let reader: AudioFileReader
+        let enhancer: SpeechEnhancer
+        let writer: AudioFileWriter
+        do {
+            let probe = try AudioFileReader(path: inputPath, sampleRate: 16000)
+            let sampleRate = probe.sourceSampleRate
+            reader = try AudioFileReader(path: inputPath, sampleRate: sampleRate)
+            enhancer = try SpeechEnhancer(configuration: configuration, sampleRate: sampleRate)
+            writer = try AudioFileWriter(output: output, sampleRate: sampleRate, encoding: encoding)
+        } catch {
+            output.discard()
+            throw error
+        }
+        let alerts = alerts.clipped(to: reader.duration)
         do {
             let samples = try stream(reader: reader, enhancer: enhancer, alerts: alerts, writer: writer)
             try writer.close()
-            return Summary(samples: samples, sampleRate: sampleRate, latencySamples: enhancer.latencySamples,
-                           alertSeconds: alerts.coveredSeconds)
+            return Summary(samples: samples, sampleRate: writer.sampleRate, latencySamples: enhancer.latencySamples,
+                           alertSeconds: alerts.coveredSeconds, alertIntervals: alerts.intervals.count)
         } catch {
-            // A half-written file would look like a short recording; leave nothing rather than that.
-            try? writer.close()
-            try? FileManager.default.removeItem(atPath: outputPath)
+            // A half-written file would look like a short recording: the previous file stays instead.
+            writer.discard()
             throw error
         }
     }

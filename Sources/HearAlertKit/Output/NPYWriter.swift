@@ -23,7 +23,9 @@ public enum NPYError: Error, Equatable, CustomStringConvertible, LocalizedError 
 /// so a researcher can `numpy.load` exactly what the model sees.
 ///
 /// Rows stream to disk as they come (features of a ten-hour recording need not fit in memory); the header is
-/// written first with room for any row count and rewritten with the final count on `close()`.
+/// written first with room for any row count and rewritten with the final count on `close()`. The file is an
+/// `AtomicOutputFile`: only `close()` puts it in place, so a failed or interrupted run leaves the previous file
+/// of that name as it was, never an array that looks like a short recording.
 public final class NPYWriter {
     /// The file written, as given.
     public let path: String
@@ -31,27 +33,41 @@ public final class NPYWriter {
     public let columns: Int
     /// Rows appended so far.
     public private(set) var rows = 0
+    private let output: AtomicOutputFile
     private var stream: UnsafeMutablePointer<FILE>?
 
     /// Header size: a multiple of 64 as the format asks, with room for a 20-digit row count.
     private static let headerSize = 128
 
-    /// Creates (or replaces) the file and writes a provisional header; throws `NPYError`.
-    public init(path: String, columns: Int) throws {
+    /// Starts the file and writes a provisional header, refusing a `path` that would overwrite one of `inputs`;
+    /// throws `OutputFileError` when the path cannot be written, `NPYError` otherwise.
+    public init(path: String, columns: Int, protecting inputs: [CommandInput] = []) throws {
         guard columns >= 1 else {
             throw NPYError.shapeMismatch(path: path, reason: "a matrix needs at least one column, got \(columns)")
         }
         self.path = path
         self.columns = columns
-        guard let opened = fopen(path, "wb") else {
-            throw NPYError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        output = try AtomicOutputFile(path: path, protecting: inputs)
+        // A stream of its own over a duplicate, so that fclose leaves the output's descriptor to commit.
+        let duplicate = dup(output.descriptor)
+        guard duplicate >= 0, let opened = fdopen(duplicate, "wb") else {
+            let reason = String(cString: strerror(errno))
+            if duplicate >= 0 { Glibc.close(duplicate) }
+            output.discard()
+            throw NPYError.cannotWrite(path: path, reason: reason)
         }
         stream = opened
-        try writeHeader()
+        do {
+            try writeHeader(to: opened)
+        } catch {
+            discard()
+            throw error
+        }
     }
 
+    /// Released without `close()`: nothing is put in place.
     deinit {
-        _ = try? close()
+        discard()
     }
 
     /// Appends whole rows: `values.count` must be a multiple of `columns`.
@@ -69,19 +85,31 @@ public final class NPYWriter {
         rows += values.count / columns
     }
 
-    /// Rewrites the header with the final row count and closes; later calls do nothing.
+    /// Rewrites the header with the final row count, closes and puts the file in place; later calls do nothing.
+    /// On failure nothing is put in place.
     public func close() throws {
         guard let stream else { return }
-        defer { self.stream = nil }
-        let status: Int32
+        self.stream = nil
         do {
-            try writeHeader()
-            status = fclose(stream)
+            try writeHeader(to: stream)
         } catch {
             fclose(stream)
+            output.discard()
             throw error
         }
-        if status != 0 { throw NPYError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        if fclose(stream) != 0 {
+            let reason = String(cString: strerror(errno))
+            output.discard()
+            throw NPYError.cannotWrite(path: path, reason: reason)
+        }
+        try output.commit()
+    }
+
+    /// Abandons the file: the previous file at `path`, if any, stays as it was.
+    public func discard() {
+        if let stream { fclose(stream) }
+        stream = nil
+        output.discard()
     }
 
     /// Writes a whole matrix in one call.
@@ -91,8 +119,7 @@ public final class NPYWriter {
         try writer.close()
     }
 
-    private func writeHeader() throws {
-        guard let stream else { return }
+    private func writeHeader(to stream: UnsafeMutablePointer<FILE>) throws {
         let dictionary = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(rows), \(columns)), }"
         let preambleSize = 10  // magic (6) + version (2) + header length (2)
         let padded = dictionary.padding(toLength: Self.headerSize - preambleSize - 1, withPad: " ", startingAt: 0) + "\n"

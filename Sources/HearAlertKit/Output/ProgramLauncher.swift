@@ -5,10 +5,12 @@ import Synchronization
 /// Runs short helper programs (notification hooks, notify-send) without ever letting them hold anything up.
 ///
 /// Each program is started with `posix_spawnp` from an argument vector (never a shell string), gets its input on
-/// standard input, writes its output to our standard error (standard output carries only alerts), runs in its
-/// own process group with default signal handling, and is watched off the caller's thread: past `timeLimit` its
-/// group gets SIGTERM, then SIGKILL. At most `maxConcurrent` run at once; further launches are skipped and
-/// reported, so a hook that hangs cannot pile up processes. Failures are reported, never thrown.
+/// standard input, runs in its own process group with default signal handling, and is watched off the caller's
+/// thread: past `timeLimit` its group gets SIGTERM, then SIGKILL. What it prints (stdout and stderr) is kept, its
+/// last 4 KB only (`ProgramOutputTail`), and reported with its exit status once it ends: standard output carries
+/// only alerts, and a program that prints without end cannot flood standard error. At most `maxConcurrent` run at
+/// once; further launches are skipped and reported, so a hook that hangs cannot pile up processes. Failures are
+/// reported, never thrown.
 public final class ProgramLauncher: Sendable {
     /// Seconds a program may run before its process group is stopped.
     public let timeLimit: Double
@@ -52,10 +54,10 @@ public final class ProgramLauncher: Sendable {
             diagnostics.report("skipped \(program): \(maxConcurrent) earlier runs are still going")
             return
         }
-        let pid: pid_t
+        let pid: pid_t, output: Int32
         do {
-            pid = try spawn(arguments, environment: ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 },
-                            input: input)
+            (pid, output) = try spawn(arguments, environment: ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 },
+                                      input: input)
         } catch {
             children.withLock { $0.starting -= 1 }
             diagnostics.report("cannot run \(program): \(error.reason)")
@@ -70,9 +72,13 @@ public final class ProgramLauncher: Sendable {
         // a few sleeping GCD workers starve every global queue (the alert sinks, the signal handlers) for a
         // second or more on a small machine before GCD adds threads.
         let watcher = Thread { [self] in
-            let outcome = watch(pid)
+            let (outcome, printed) = watch(pid, output: output)
             children.withLock { _ = $0.running.remove(pid) }
-            if let outcome { diagnostics.report("\(program) \(outcome)") }
+            if let text = printed.text {
+                diagnostics.report("\(program) \(outcome ?? "exited 0"); \(printed.heading):\n\(text)")
+            } else if let outcome {
+                diagnostics.report("\(program) \(outcome)")
+            }
             finished.leave()
         }
         watcher.name = "hearalert-hook-\(pid)"
@@ -95,16 +101,22 @@ public final class ProgramLauncher: Sendable {
         var starting = 0
     }
 
-    /// Polls for the exit (10 ms steps; these are rare, short programs) and enforces the time limit.
-    /// Returns nil for a clean exit, else what went wrong.
-    private func watch(_ pid: pid_t) -> String? {
+    /// Polls for the exit (10 ms steps; these are rare, short programs), enforces the time limit and keeps the
+    /// end of what the program prints on `output` (the read end of its stdout and stderr, closed here). Returns
+    /// nil for a clean exit, else what went wrong, and the output.
+    private func watch(_ pid: pid_t, output: Int32) -> (String?, ProgramOutputTail) {
+        var printed = ProgramOutputTail()
+        defer { close(output) }
+        // At most a pipe's worth per step: a program that prints without end waits on its pipe, mostly.
+        let perStep = 65_536
         let deadline = Date().addingTimeInterval(timeLimit)
         var status: Int32 = 0
         var signalled = false
         while true {
+            printed.read(from: output, atMost: perStep)
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid { break }
-            if result < 0 { return "could not be watched: \(String(cString: strerror(errno)))" }
+            if result < 0 { return ("could not be watched: \(String(cString: strerror(errno)))", printed) }
             if !signalled && Date() >= deadline {
                 kill(-pid, SIGTERM)
                 signalled = true
@@ -113,11 +125,13 @@ public final class ProgramLauncher: Sendable {
             }
             usleep(10_000)
         }
-        if signalled { return "ran longer than \(timeLimit) s and was stopped" }
+        // What it printed last; a child it left running may hold the pipe open, so only what is there now.
+        printed.read(from: output, atMost: 4 * perStep)
+        if signalled { return ("ran longer than \(timeLimit) s and was stopped", printed) }
         let exitCode = (status >> 8) & 0xFF
         let signal = status & 0x7F
-        if signal != 0 { return "was killed by signal \(signal)" }
-        return exitCode == 0 ? nil : "failed with exit status \(exitCode)"
+        if signal != 0 { return ("was killed by signal \(signal)", printed) }
+        return (exitCode == 0 ? nil : "failed with exit status \(exitCode)", printed)
     }
 
     /// glibc ≥ 2.34's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not export;
@@ -133,24 +147,36 @@ public final class ProgramLauncher: Sendable {
         init(_ code: Int32) { reason = String(cString: strerror(code)) }
     }
 
-    private func spawn(_ arguments: [String], environment: [String: String], input: Data) throws(SpawnError) -> pid_t {
+    /// A pipe (read end, write end), both closed on exec, the end at index `nonBlocking` non-blocking.
+    private static func makePipe(nonBlocking: Int) throws(SpawnError) -> [Int32] {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw SpawnError(errno) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[nonBlocking], F_SETFL, O_NONBLOCK)
+        return ends
+    }
+
+    /// Starts the program; returns its pid and the read end (non-blocking) of the pipe it prints to.
+    private func spawn(_ arguments: [String], environment: [String: String], input: Data) throws(SpawnError)
+        -> (pid_t, Int32) {
         // The input is written into the pipe before the program starts, so the write can neither block on nor
         // be interrupted by (SIGPIPE) a program that never reads it. It must fit the pipe: alert JSON is tiny.
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw SpawnError(errno) }
-        defer { close(pipeEnds[0]) }
-        _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(pipeEnds[1], F_SETFL, O_NONBLOCK)
-        let written = input.withUnsafeBytes { write(pipeEnds[1], $0.baseAddress, $0.count) }
-        close(pipeEnds[1])
+        let inputEnds = try Self.makePipe(nonBlocking: 1)
+        defer { close(inputEnds[0]) }
+        let written = input.withUnsafeBytes { write(inputEnds[1], $0.baseAddress, $0.count) }
+        close(inputEnds[1])
         guard written == input.count else { throw SpawnError(written < 0 ? errno : EMSGSIZE) }
+
+        // Its stdout and stderr go to a pipe the watcher reads, never straight to our standard error.
+        let outputEnds = try Self.makePipe(nonBlocking: 0)
+        defer { close(outputEnds[1]) }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, inputEnds[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, outputEnds[1], STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, outputEnds[1], STDERR_FILENO)
         // Nothing else of ours leaks into the program (audio devices, files being written by other threads).
         _ = Self.addCloseFrom?(&actions, 3)
 
@@ -183,7 +209,10 @@ public final class ProgramLauncher: Sendable {
             retries += 1
             status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         }
-        guard status == 0 else { throw SpawnError(status) }
-        return pid
+        guard status == 0 else {
+            close(outputEnds[0])
+            throw SpawnError(status)
+        }
+        return (pid, outputEnds[0])
     }
 }

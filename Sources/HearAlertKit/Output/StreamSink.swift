@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Writes each alert as one line to a file handle (normally standard output) in JSON Lines or text.
 ///
@@ -9,7 +10,7 @@ public final class StreamSink: AlertSink {
     private let format: AlertFormat
     private let colour: Bool
     private let diagnostics: Diagnostics
-    private var lostLines = 0
+    private let lostLines = Atomic<Int>(0)
 
     /// `colour` applies to `.text` only; pass `StreamSink.isColourTerminal(_:)` for the usual rule. A line that
     /// cannot be written (a full disk, a closed pipe) is reported to `diagnostics`, never dropped in silence.
@@ -28,16 +29,20 @@ public final class StreamSink: AlertSink {
         do {
             try handle.write(contentsOf: Data((line + "\n").utf8))
         } catch {
-            lostLines += 1
+            let lost = lostLines.add(1, ordering: .relaxed).newValue
             // Once, not per line: a broken output stays broken, and stderr may be the same full disk.
-            if lostLines == 1 { diagnostics.report("cannot write alerts to the output (\(error.localizedDescription))") }
+            if lost == 1 { diagnostics.report("cannot write alerts to the output (\(error.localizedDescription))") }
         }
     }
 
     /// Says how many alert lines were lost, if any, so a person reading stderr knows the list is incomplete.
     public func finish() {
-        if lostLines > 1 { diagnostics.report("\(lostLines) alert lines could not be written to the output") }
+        let lost = lostLineCount
+        if lost > 1 { diagnostics.report("\(lost) alert lines could not be written to the output") }
     }
+
+    /// Alert lines that could not be written: a listener that lost any must end with a failure.
+    public var lostLineCount: Int { lostLines.load(ordering: .relaxed) }
 
     /// Colour only on a terminal, and never when `NO_COLOR` is set or `TERM` is `dumb` (no-color.org).
     public static func isColourTerminal(_ handle: FileHandle) -> Bool {

@@ -76,7 +76,9 @@ import Testing
     @Test func unwritablePath() throws {
         let scratch = try ScratchFolder()
         let path = scratch.path("no/such/folder/out.wav")
-        #expect(throws: AudioFileError.self) { try AudioFileWriter(path: path, sampleRate: 16_000) }
+        #expect(throws: OutputFileError.cannotWrite(path: path, reason: "the folder \(scratch.path("no/such/folder")) does not exist")) {
+            try AudioFileWriter(path: path, sampleRate: 16_000)
+        }
         #expect(throws: AudioFileError.invalidRequest(path: "x.wav", reason: "sample rate must be positive, got 0")) {
             try AudioFileReader(path: "x.wav", sampleRate: 0)
         }

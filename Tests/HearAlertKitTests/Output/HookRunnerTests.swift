@@ -126,6 +126,49 @@ import Testing
         #expect(Date().timeIntervalSince(began) < 2)
     }
 
+    /// Runs a hook script once to its end (or its time limit): its path and what was reported, which must be
+    /// one report.
+    static func reportOfOneRun(_ body: String, timeLimit: Double) throws -> (path: String, report: String) {
+        let (path, _) = try Self.script(body)
+        let collected = Collected()
+        let launcher = ProgramLauncher(timeLimit: timeLimit, maxConcurrent: 1, diagnostics: collected.diagnostics)
+        launcher.launch([path])
+        launcher.finish(grace: 5)
+        try #require(collected.all.count == 1, "\(collected.all.map { $0.prefix(200) })")
+        return (path, collected.all[0])
+    }
+
+    @Test func aHooksOutputIsReportedWithItsStatusAndCutToItsLastBytes() throws {
+        // 10 000 'x', then a last line on stderr: only the last 4 KB are kept, the end always.
+        let (path, report) = try Self.reportOfOneRun(
+            "head -c 10000 /dev/zero | tr '\\0' x\necho\necho the end >&2\nexit 3\n", timeLimit: 5)
+        #expect(report.hasPrefix("\(path) failed with exit status 3; its output (last 4096 of 10009 bytes):\n"),
+                "\(report.prefix(200))")
+        #expect(report.hasSuffix("xxxx\nthe end"), "\(report.suffix(100))")
+        let output = report.split(separator: "\n", maxSplits: 1).last ?? ""
+        #expect(output.filter { $0 == "x" }.count == 4_096 - "\nthe end\n".utf8.count)
+    }
+
+    @Test func aHookThatWritesWithoutEndIsStoppedWithItsLastBytes() throws {
+        let (path, report) = try Self.reportOfOneRun("exec yes\n", timeLimit: 1)
+        #expect(report.hasPrefix("\(path) ran longer than 1.0 s and was stopped; its output (last 4096 of "),
+                "\(report.prefix(200))")
+        #expect(report.utf8.count < 4_096 + 200 + path.utf8.count)
+    }
+
+    @Test func aQuietHookThatSucceedsReportsNothingAndAChattyOneItsOutput() throws {
+        let collected = Collected()
+        let launcher = ProgramLauncher(timeLimit: 5, maxConcurrent: 2, diagnostics: collected.diagnostics)
+        let (quiet, _) = try Self.script("exit 0\n")
+        let (chatty, _) = try Self.script("echo notified\n")
+        launcher.launch([quiet])
+        launcher.finish(grace: 5)
+        #expect(collected.all.isEmpty)
+        launcher.launch([chatty])
+        launcher.finish(grace: 5)
+        #expect(collected.all == ["\(chatty) exited 0; its output:\nnotified"])
+    }
+
     @Test func failingOrMissingHooksAreReportedNotThrown() throws {
         let (path, _) = try Self.script("exit 3\n")
         let collected = Collected()

@@ -26,6 +26,6 @@ import Testing
         try NPYWriter.write([], columns: 64, to: scratch.path("e.npy"))
         let empty = try NPYMatrix(contentsOf: URL(fileURLWithPath: scratch.path("e.npy")))
         #expect(empty.rows == 0 && empty.columns == 64)
-        #expect(throws: NPYError.self) { try NPYWriter(path: scratch.path("missing/dir/x.npy"), columns: 1) }
+        #expect(throws: OutputFileError.self) { try NPYWriter(path: scratch.path("missing/dir/x.npy"), columns: 1) }
     }
 }
