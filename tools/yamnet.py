@@ -29,7 +29,7 @@ yamnet.py):
 Python API (what training uses; all float32, no gradients):
 
     import yamnet
-    teacher = yamnet.Teacher.load()            # cached per model folder; about 0.5 s the first time
+    teacher = yamnet.Teacher.load()            # cached per model folder; about 1 s the first time
     scores = teacher.scores(wave16k)           # [windows, 521] sigmoid scores
     labels = teacher.label_scores(wave16k)     # [windows, len(LABELS)]: max over each label's classes
     starts = yamnet.window_starts(len(wave16k))   # seconds; window_centres() likewise
