@@ -24,7 +24,8 @@ public enum FileEnhancement {
     ) throws -> Summary {
         let probe = try AudioFileReader(path: inputPath, sampleRate: 16000)
         let sampleRate = probe.sourceSampleRate
-        let reader = try AudioFileReader(path: inputPath, sampleRate: sampleRate)
+        let reader = try AudioFileReader(path: inputPath, sampleRate: sampleRate,
+                                         largestMagnitude: SpeechEnhancer.largestInputMagnitude)
         let enhancer = try SpeechEnhancer(configuration: configuration, sampleRate: sampleRate)
         let writer = try AudioFileWriter(path: outputPath, sampleRate: sampleRate, encoding: encoding)
         do {
