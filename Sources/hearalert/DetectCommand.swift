@@ -61,7 +61,7 @@ struct DetectCommand: ParsableCommand {
                 }
             } catch {
                 let message = "\(error)"
-                Diagnostics.standardError.report(message.contains(path) ? message : "\(path): \(message)")
+                HearAlert.reportError(message.contains(path) ? message : "\(path): \(message)")
                 failures += 1
             }
         }
@@ -101,7 +101,7 @@ struct DetectCommand: ParsableCommand {
         case .text:
             let colour = output == nil && StreamSink.isColourTerminal(.standardOutput)
             let events = try detector.detect(path: path, progress: progress.update)
-            if events.isEmpty { return ["\(filename): no alerts"] }
+            if events.isEmpty { return ["\(PrintableText.escaped(filename)): no alerts"] }
             return events.map { AlertLineFormatter.eventLine(filename: filename, event: $0, colour: colour) }
         }
     }
