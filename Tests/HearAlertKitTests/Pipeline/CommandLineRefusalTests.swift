@@ -31,14 +31,15 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.path
         #expect(!ProgramLauncher.canRun(folder))
         #expect(ProgramLauncher.canRun("/bin/sh") && ProgramLauncher.canRun("sh"))
-        let result = try ListenEndToEndTests.failingListen(["--device", "null", "--hook", folder])
+        // With a duration, a listener that wrongly started still ends (and fails the test) instead of hanging it.
+        let result = try ListenEndToEndTests.failingListen(["--device", "null", "--duration", "1", "--hook", folder])
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("Error: --hook: cannot run '\(folder)': no such executable file"),
                 "\(result.stderr)")
     }
 
     @Test func hookOnWithoutAHookIsAUsageError() throws {
-        let result = try ListenEndToEndTests.failingListen(["--device", "null", "--hook-on", "both"])
+        let result = try ListenEndToEndTests.failingListen(["--device", "null", "--duration", "1", "--hook-on", "both"])
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("Error: --hook-on needs a --hook to run\n"), "\(result.stderr)")
     }
