@@ -39,7 +39,8 @@ public enum FileEnhancement {
         do {
             let probe = try AudioFileReader(path: inputPath, sampleRate: 16000)
             let sampleRate = probe.sourceSampleRate
-            reader = try AudioFileReader(path: inputPath, sampleRate: sampleRate)
+            reader = try AudioFileReader(path: inputPath, sampleRate: sampleRate,
+                                         largestMagnitude: SpeechEnhancer.largestInputMagnitude)
             enhancer = try SpeechEnhancer(configuration: configuration, sampleRate: sampleRate)
             writer = try AudioFileWriter(output: output, sampleRate: sampleRate, encoding: encoding)
         } catch {
