@@ -109,10 +109,12 @@ def make(args: argparse.Namespace) -> dict:
         shutil.rmtree(args.out)
     t0 = time.time()
     free = []
+    shown = t0
     for i, recording in enumerate(free_recordings):
         free.append((recording, load_audio(recording.path)))
-        if (i + 1) % 50 == 0:
-            print(f"read {i + 1} of {len(free_recordings)} alert-free recordings ({time.time() - t0:.0f} s)",
+        if time.time() - shown >= 10 or i + 1 == len(free_recordings):
+            shown = time.time()
+            print(f"read {i + 1} of {len(free_recordings)} alert-free recordings ({shown - t0:.0f} s)",
                   file=sys.stderr, flush=True)
     rng = np.random.default_rng(args.seed)
     for sub in ("audio", "alerts") if args.alert_components else ("audio",):
