@@ -27,8 +27,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import alertnet_ref  # noqa: E402  (tools/ is not a package)
+import alertnet_ref
 
 FORMAT_NAME = "alertnet"
 FORMAT_VERSION = "1"

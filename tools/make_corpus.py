@@ -26,15 +26,13 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cli_types import number_in  # noqa: E402
-from hearalert_corpus import GENERATOR_VERSION, LABELS, SAMPLE_RATE, SPLITS  # noqa: E402
-from hearalert_corpus.mixing import MixSettings, Sources, make_clip  # noqa: E402
-from hearalert_corpus.rooms import random_room  # noqa: E402
-from hearalert_corpus.sources import RecordingsError, list_alert_recordings, list_audio  # noqa: E402
-from hearalert_corpus.speech import SpeechSource, espeak_version  # noqa: E402
-from hearalert_corpus.writer import format_summary, prepare, summarise, write_clip, write_tables  # noqa: E402
+from cli_types import number_in
+from hearalert_corpus import GENERATOR_VERSION, LABELS, SAMPLE_RATE, SPLITS
+from hearalert_corpus.mixing import MixSettings, Sources, make_clip
+from hearalert_corpus.rooms import random_room
+from hearalert_corpus.sources import RecordingsError, list_alert_recordings, list_audio
+from hearalert_corpus.speech import SpeechSource, espeak_version
+from hearalert_corpus.writer import format_summary, prepare, summarise, write_clip, write_tables
 
 ROOM_STREAM = 1_000_003  # seed-sequence keys of the room and utterance banks, apart from every file index
 SPEECH_STREAM = 1_000_033

@@ -16,17 +16,15 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
+from scipy.signal import fftconvolve
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from hearalert_corpus import SAMPLE_RATE  # noqa: E402
-from hearalert_corpus.alerts import synthesise  # noqa: E402
-from hearalert_corpus.mixing import merge_segments  # noqa: E402
-from hearalert_corpus.noise import background  # noqa: E402
-from hearalert_corpus.rooms import random_room  # noqa: E402
-from hearalert_corpus.signals import active_power, rms, samples  # noqa: E402
-from hearalert_corpus.speech import SpeechSource, speech_track  # noqa: E402
-from scipy.signal import fftconvolve  # noqa: E402
+from hearalert_corpus import SAMPLE_RATE
+from hearalert_corpus.alerts import synthesise
+from hearalert_corpus.mixing import merge_segments
+from hearalert_corpus.noise import background
+from hearalert_corpus.rooms import random_room
+from hearalert_corpus.signals import active_power, rms, samples
+from hearalert_corpus.speech import SpeechSource, speech_track
 
 DURATION = 16.0
 # (label, kind, start s, length s, alert-to-background SNR dB)

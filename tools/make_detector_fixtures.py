@@ -40,11 +40,10 @@ import librosa
 import numpy as np
 import soundfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import alertnet_ref  # noqa: E402  (tools/ is not a package)
-from export import export  # noqa: E402
-from hearalert_train.data import Geometry, pad_start  # noqa: E402
-from hearalert_train.tracker import TrackerSettings, track  # noqa: E402
+import alertnet_ref
+from export import export
+from hearalert_train.data import Geometry, pad_start
+from hearalert_train.tracker import TrackerSettings, track
 
 SAMPLE_RATE = 16_000
 SPEC = {

@@ -28,8 +28,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hearalert_train.tracker import TrackerSettings, track  # noqa: E402  (tools/ is not a package)
+from hearalert_train.tracker import TrackerSettings, track
 
 STEP = 1 / 16  # s between decisions
 WINDOW = 1.0  # s: decision i's window ends at WINDOW + i·STEP (stream time); its centre is half a window earlier

@@ -42,8 +42,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hearalert_corpus.speech import synthesise  # noqa: E402  (espeak-ng at the corpus rate)
+from hearalert_corpus.speech import synthesise  # espeak-ng at the corpus rate
 
 SAMPLE_RATE = 16000
 LEAD_IN_SECONDS = 1.0

@@ -47,18 +47,16 @@ import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import export  # noqa: E402
-from cli_types import number_in  # noqa: E402
-import features as feature_lib  # noqa: E402
-from corpus_format import Corpus, read_corpus  # noqa: E402
-from hearalert_train.averaging import weight_average  # noqa: E402
-from hearalert_train.data import Geometry, WindowSampler, load_features  # noqa: E402
-from hearalert_train.distill import DistillSampler, teacher_scores  # noqa: E402
-from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, false_alarms_per_hour,  # noqa: E402
+import export
+from cli_types import number_in
+import features as feature_lib
+from corpus_format import Corpus, read_corpus
+from hearalert_train.averaging import weight_average
+from hearalert_train.data import Geometry, WindowSampler, load_features
+from hearalert_train.distill import DistillSampler, teacher_scores
+from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, false_alarms_per_hour,
                                         format_report, full_report, predict, tune)
-from hearalert_train.tracker import TrackerSettings  # noqa: E402
+from hearalert_train.tracker import TrackerSettings
 
 LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
 

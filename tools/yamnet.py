@@ -66,9 +66,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hearalert_corpus import LABELS  # noqa: E402  (tools/ is not a package)
-from tensor_bundle import BundleError, TensorBundle  # noqa: E402
+from hearalert_corpus import LABELS
+from tensor_bundle import BundleError, TensorBundle
 
 __all__ = [
     "TeacherError", "Teacher", "AudioSetClass", "LABEL_CLASSES", "SAMPLE_RATE", "WINDOW_SECONDS", "HOP_SECONDS",

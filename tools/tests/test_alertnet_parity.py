@@ -6,17 +6,16 @@ import json
 import os
 import struct
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 import torch
 import torch.nn as nn
 
+import alertnet_ref
+import export
+
 TOOLS = os.path.join(os.path.dirname(__file__), "..")
-sys.path.insert(0, TOOLS)
-import alertnet_ref  # noqa: E402
-import export  # noqa: E402
 
 CORE = os.path.join(TOOLS, "..", "CSources", "alertnet")
 

@@ -3,13 +3,11 @@
 import json
 import os
 import struct
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import alertnet_ref  # noqa: E402
+import alertnet_ref
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "CSources", "alertnet", "tests", "models",
                        "dense-only.safetensors")

@@ -2,16 +2,12 @@
 Times counted by hand below."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from hearalert_train.evaluation import announcement_delays, onset_latencies  # noqa: E402
-from hearalert_train.tracker import Detection  # noqa: E402
+from hearalert_train.evaluation import announcement_delays, onset_latencies
+from hearalert_train.tracker import Detection
 
 
 def _corpus(events: dict):

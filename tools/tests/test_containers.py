@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import io
 import struct
-import sys
 import wave
 from pathlib import Path
 
@@ -15,13 +14,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-
-import fetch_alert_recordings as fetcher  # noqa: E402
-from hearalert_corpus import containers  # noqa: E402
-from hearalert_corpus.containers import ContainerError  # noqa: E402
-from fake_debs import build_deb  # noqa: E402
+import fetch_alert_recordings as fetcher
+from hearalert_corpus import containers
+from hearalert_corpus.containers import ContainerError
+from fake_debs import build_deb
 
 SF2_PATH = "usr/share/sounds/sf2/Tiny Bank.sf2"  # a space, to check the output name is made safe
 CAT_PATH = "usr/share/games/fake/sounds.cat"

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import filecmp
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-
-from corpus_format import read_corpus  # noqa: E402
-from hearalert_corpus import LABELS, SPLITS  # noqa: E402
-from hearalert_corpus.alerts import synthesise  # noqa: E402
-from hearalert_corpus.mixing import MixSettings, merge_segments  # noqa: E402
-from hearalert_corpus.sources import split_of  # noqa: E402
-from hearalert_corpus.speech import SpeechSource  # noqa: E402
-import make_corpus  # noqa: E402
+from corpus_format import read_corpus
+from hearalert_corpus import LABELS, SPLITS
+from hearalert_corpus.alerts import synthesise
+from hearalert_corpus.mixing import MixSettings, merge_segments
+from hearalert_corpus.sources import split_of
+from hearalert_corpus.speech import SpeechSource
+import make_corpus
 
 SETTINGS = MixSettings(clip_seconds=4.0, alert_free_fraction=0.2)
 

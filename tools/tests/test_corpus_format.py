@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from corpus_format import CorpusFormatError, main, read_corpus  # noqa: E402
+from corpus_format import CorpusFormatError, main, read_corpus
 
 META = {"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": ["siren", "doorbell"],
         "generator": "test", "seed": 1}

@@ -7,20 +7,19 @@ DetectorParityTests.swift, there."""
 import json
 import pathlib
 import shutil
-import sys
 
 import numpy as np
 import pytest
 import soundfile
 import torch
 
+import make_detector_fixtures
+from corpus_format import AudioFile, Corpus
+from hearalert_train.data import Geometry
+from hearalert_train.evaluation import detect, predict
+from hearalert_train.tracker import TrackerSettings
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import make_detector_fixtures  # noqa: E402
-from corpus_format import AudioFile, Corpus  # noqa: E402
-from hearalert_train.data import Geometry  # noqa: E402
-from hearalert_train.evaluation import detect, predict  # noqa: E402
-from hearalert_train.tracker import TrackerSettings  # noqa: E402
 
 COMMITTED = ROOT / "Tests/HearAlertKitTests/Fixtures/detector"
 

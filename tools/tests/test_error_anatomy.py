@@ -4,16 +4,12 @@ in the comments; the found count cross-checked against sed_eval's onset-only mat
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-
-import error_anatomy  # noqa: E402
+import error_anatomy
 
 LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
 ANNOUNCED_AFTER = 0.3  # s: every detection's detected_at is its onset + this

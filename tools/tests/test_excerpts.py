@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import sys
 import wave
 from pathlib import Path
 
@@ -15,13 +14,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-
-import fetch_alert_recordings as fetcher  # noqa: E402
-from hearalert_corpus.sources import (  # noqa: E402
+import fetch_alert_recordings as fetcher
+from hearalert_corpus.sources import (
     RecordingsError, TimeRange, parse_time_range, recording_file_name, split_reference)
-from fake_debs import build_deb  # noqa: E402
+from fake_debs import build_deb
 
 RATE = 8000
 # Two channels of one second, every sample distinct, both extremes present: any shifted, swapped or rescaled

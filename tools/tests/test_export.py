@@ -1,17 +1,14 @@
 """export.py: what it writes reads back through the independent numpy reference and matches PyTorch."""
 
 import json
-import os
-import sys
 
 import numpy as np
 import pytest
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import alertnet_ref  # noqa: E402
-import export  # noqa: E402
+import alertnet_ref
+import export
 
 FEATURES = dict(export.DEFAULT_FEATURES, n_mels=12)
 

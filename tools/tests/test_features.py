@@ -20,11 +20,10 @@ import pytest
 import scipy.signal
 import soundfile
 
+import features
+
 TOOLS = Path(__file__).resolve().parents[1]
 ROOT = TOOLS.parent
-sys.path.insert(0, str(TOOLS))
-
-import features  # noqa: E402
 
 CLIPS = ROOT / "Tests" / "HearAlertKitTests" / "Fixtures" / "features"
 HOST_OUTPUTS = Path(__file__).resolve().parent / "fixtures"

@@ -6,19 +6,17 @@ import hashlib
 import io
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
+import fetch_alert_recordings as fetcher
+from hearalert_corpus import SPLITS
+from hearalert_corpus.sources import list_audio, split_of
 
-import fetch_alert_recordings as fetcher  # noqa: E402
-from hearalert_corpus import SPLITS  # noqa: E402
-from hearalert_corpus.sources import list_audio, split_of  # noqa: E402
+TOOLS = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
 

@@ -7,7 +7,6 @@ import hashlib
 import io
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -15,13 +14,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fetch_real_audio as real
+from fake_debs import build_deb
+from hearalert_corpus.sources import list_alert_recordings, list_audio
 
-import fetch_real_audio as real  # noqa: E402
-from fake_debs import build_deb  # noqa: E402
-from hearalert_corpus.sources import list_alert_recordings, list_audio  # noqa: E402
+TOOLS = Path(__file__).resolve().parents[1]
 
 PACKAGE, VERSION = "hearalert-fake-audio", "2:1.0-1"
 REPO = "someone/fake-sounds"

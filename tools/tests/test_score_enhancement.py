@@ -14,10 +14,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
+import score_enhancement as se
 
-import score_enhancement as se  # noqa: E402
+TOOLS = Path(__file__).resolve().parents[1]
 
 
 def golden_signals() -> tuple[np.ndarray, np.ndarray]:

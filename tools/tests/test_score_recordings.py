@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-
-import score_recordings  # noqa: E402
+import score_recordings
 
 LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
 

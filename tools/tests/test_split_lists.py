@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-
-from hearalert_corpus import SPLITS  # noqa: E402
-from hearalert_corpus.mixing import MixSettings  # noqa: E402
-from hearalert_corpus.sources import list_audio, split_of  # noqa: E402
-import make_corpus  # noqa: E402
+from hearalert_corpus import SPLITS
+from hearalert_corpus.mixing import MixSettings
+from hearalert_corpus.sources import list_audio, split_of
+import make_corpus
 
 
 def name_hashed_to(split: str, prefix: str = "", avoid: set[str] = frozenset()) -> str:

@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
+import tensor_bundle
+from tensor_bundle import BundleError, TensorBundle
 
-import tensor_bundle  # noqa: E402
-from tensor_bundle import BundleError, TensorBundle  # noqa: E402
+TOOLS = Path(__file__).resolve().parents[1]
 
 
 def crc32c_bitwise(data: bytes) -> int:

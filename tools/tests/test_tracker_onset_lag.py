@@ -4,14 +4,13 @@ and without `onset_lag`: both reading one fixture is how the two stay in agreeme
 import json
 import pathlib
 import re
-import sys
 
 import numpy as np
 import pytest
 
+from hearalert_train.tracker import TrackerSettings, track
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from hearalert_train.tracker import TrackerSettings, track  # noqa: E402
 
 FIXTURE = json.loads((ROOT / "Tests/HearAlertKitTests/Fixtures/tracker/onset_lag_cases.json").read_text())
 

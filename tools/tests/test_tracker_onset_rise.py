@@ -5,12 +5,11 @@ mirror today, and the mirror's default lookback must be the host's."""
 import json
 import pathlib
 import re
-import sys
+
+from hearalert_train.tracker import DEFAULT_RISE_LOOKBACK
+from make_tracker_fixtures import make_fixture
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from hearalert_train.tracker import DEFAULT_RISE_LOOKBACK  # noqa: E402
-from make_tracker_fixtures import make_fixture  # noqa: E402
 
 FIXTURE = ROOT / "Tests/HearAlertKitTests/Fixtures/tracker/onset_rise_cases.json"
 

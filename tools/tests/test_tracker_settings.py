@@ -3,15 +3,11 @@ with the host's rule for counts: `smoothing_frames` must be a JSON integer, 3 an
 TrackerSettingsTests.swift holds the host to; seconds and ratios may be written either way."""
 
 import json
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from hearalert_train.tracker import TrackerSettings  # noqa: E402
+from hearalert_train.tracker import TrackerSettings
 
 
 @pytest.mark.parametrize("literal", ["3.0", "3e0", "true"])

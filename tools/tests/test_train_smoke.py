@@ -7,7 +7,6 @@ from __future__ import annotations
 import ctypes
 import json
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,15 +15,15 @@ import pytest
 import soundfile as sf
 import torch
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
+import alertnet_ref
+import features as feature_lib
+import make_corpus
+import train
+from hearalert_corpus.mixing import MixSettings
+from hearalert_train.data import Geometry, near_onset, window_targets
+from hearalert_train.tracker import TrackerSettings, track
 
-import alertnet_ref  # noqa: E402
-import features as feature_lib  # noqa: E402
-import make_corpus  # noqa: E402
-import train  # noqa: E402
-from hearalert_corpus.mixing import MixSettings  # noqa: E402
-from hearalert_train.data import Geometry  # noqa: E402
+TOOLS = Path(__file__).resolve().parents[1]
 
 CORE = TOOLS.parent / "CSources" / "alertnet"
 
@@ -171,9 +170,6 @@ def test_c_core_matches_pytorch_on_the_same_features(trained):
 
 
 # --- the pieces whose semantics must match the host: decision timing, targets, the event tracker ---
-
-from hearalert_train.data import near_onset, window_targets  # noqa: E402
-from hearalert_train.tracker import TrackerSettings, track  # noqa: E402
 
 
 def test_decision_times_follow_the_host():

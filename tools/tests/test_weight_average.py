@@ -3,16 +3,11 @@ rather than averages, and that keeping it leaves the training itself bit for bit
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from hearalert_train.averaging import weight_average  # noqa: E402
+from hearalert_train.averaging import weight_average
 
 
 def _net() -> torch.nn.Sequential:

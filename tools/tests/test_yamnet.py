@@ -11,19 +11,14 @@ References, none of them the code under test:
 """
 
 import math
-import sys
-from pathlib import Path
 
 import librosa
 import numpy as np
 import pytest
 import soundfile
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-
-import yamnet  # noqa: E402
-from hearalert_corpus import LABELS  # noqa: E402
+import yamnet
+from hearalert_corpus import LABELS
 
 SR = 16000
 
