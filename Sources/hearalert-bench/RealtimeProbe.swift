@@ -83,8 +83,8 @@ struct ProbeError: Error, CustomStringConvertible, LocalizedError {
 }
 
 /// The probe's audio, looped: 8 s at 16 kHz of faint white noise with a 900/1100 Hz hi-lo siren (1-3 s) and
-/// three 3.2 kHz smoke-alarm beeps (4.5-7 s), as in the detector's fixture clip (tools/make_detector_fixtures.py),
-/// so the detector hears alerts start and end in every loop.
+/// three 3.2 kHz smoke-alarm beeps (4.5-7 s), as in the detector's fixture clip
+/// (tools/fixtures/make_detector_fixtures.py), so the detector hears alerts start and end in every loop.
 final class ProbeAudio {
     static let sampleRate = 16_000
     let samples: UnsafeMutableBufferPointer<Float>

@@ -1,6 +1,6 @@
 """The detector parity fixture (Tests/HearAlertKitTests/Fixtures/detector/parity.json) is what the research side
-computes today: regenerated with tools/make_detector_fixtures.py it matches the committed files, and training's own
-scoring path (evaluation.predict, detect) reaches the same decisions and events. A change to `pad_start`,
+computes today: regenerated with tools/fixtures/make_detector_fixtures.py it matches the committed files, and
+training's own scoring path (evaluation.predict, detect) reaches the same decisions and events. A change to `pad_start`,
 `Geometry.decisions`, `predict` or the tracker that the host does not follow shows up here and, through
 DetectorParityTests.swift, there."""
 

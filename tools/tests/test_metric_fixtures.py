@@ -1,4 +1,4 @@
-"""The committed metric fixture must be exactly what tools/make_metric_fixtures.py writes from sed_eval."""
+"""The committed metric fixture must be exactly what tools/fixtures/make_metric_fixtures.py writes from sed_eval."""
 
 import json
 import pathlib
@@ -11,7 +11,7 @@ FIXTURE = ROOT / "Tests/HearAlertKitTests/Fixtures/metrics/sed_eval_cases.json"
 
 def test_committed_fixture_is_regenerated_identically(tmp_path):
     out = tmp_path / "cases.json"
-    subprocess.run([sys.executable, str(ROOT / "tools/make_metric_fixtures.py"), "--seed", "20261121",
+    subprocess.run([sys.executable, str(ROOT / "tools/fixtures/make_metric_fixtures.py"), "--seed", "20261121",
                     "--random-cases", "40", "--out", str(out)], check=True, capture_output=True)
     assert json.loads(out.read_text()) == json.loads(FIXTURE.read_text())
 

@@ -1,5 +1,5 @@
 """The tracker fixture for `onset_rise_ratio` holds the research mirror's events, which the host's EventTracker
-must reproduce (OnsetRiseTests.swift): it must be exactly what tools/make_tracker_fixtures.py writes from the
+must reproduce (OnsetRiseTests.swift): it must be exactly what tools/fixtures/make_tracker_fixtures.py writes from the
 mirror today, and the mirror's default lookback must be the host's."""
 
 import json
@@ -16,7 +16,7 @@ FIXTURE = ROOT / "Tests/HearAlertKitTests/Fixtures/tracker/onset_rise_cases.json
 
 def test_committed_fixture_is_the_mirrors_events_today():
     assert json.loads(FIXTURE.read_text()) == make_fixture(), \
-        "regenerate: .venv/bin/python tools/make_tracker_fixtures.py"
+        "regenerate: PYTHONPATH=tools .venv/bin/python tools/fixtures/make_tracker_fixtures.py"
 
 
 def test_fixture_rise_moves_onsets_but_no_announcement():

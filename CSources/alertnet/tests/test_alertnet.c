@@ -1,6 +1,6 @@
 /* alertnet's C tests: loader errors, each layer against an independent oracle, the BLAS path against the direct
  * path on random architectures, and committed models against expectations from the numpy reference
- * (tools/alertnet_ref.py, via tests/make_fixtures.py). Usage: test_alertnet MODELS_DIR */
+ * (tools/alertnet_ref.py, via tools/fixtures/make_alertnet_fixtures.py). Usage: test_alertnet MODELS_DIR */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

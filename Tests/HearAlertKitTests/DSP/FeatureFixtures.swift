@@ -1,6 +1,6 @@
 import Foundation
 
-/// The librosa-made parity fixtures in Fixtures/features (tools/make_feature_fixtures.py).
+/// The librosa-made parity fixtures in Fixtures/features (tools/fixtures/make_feature_fixtures.py).
 enum FeatureFixtures {
     static let folder: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/features")
 

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import HearAlertKit
 
-/// Swift features against librosa references (tools/make_feature_fixtures.py) for tones, a sweep, white and
-/// pink noise and speech, under three specs covering both kinds, every window, both Mel scales and norms,
+/// Swift features against librosa references (tools/fixtures/make_feature_fixtures.py) for tones, a sweep, white
+/// and pink noise and speech, under three specs covering both kinds, every window, both Mel scales and norms,
 /// dB and natural log, power 1 and 2, win_length < n_fft and normalisation.
 ///
 /// Tolerance, in natural-log units of the feature's underlying value v (power, magnitude or Mel band) so that

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import HearAlertKit
 
-/// AlertModel over the committed fixture models (Fixtures/alertnet, made by CSources/alertnet/tests/
-/// make_fixtures.py); expected probabilities come from the numpy reference tools/alertnet_ref.py.
+/// AlertModel over the committed fixture models (Fixtures/alertnet, made by
+/// tools/fixtures/make_alertnet_fixtures.py); expected probabilities come from the numpy reference
+/// tools/alertnet_ref.py.
 struct AlertModelTests {
     static func fixture(_ name: String, _ suffix: String) -> String {
         Bundle.module.url(forResource: name, withExtension: suffix, subdirectory: "Fixtures/alertnet")!.path

@@ -3,8 +3,8 @@ import Testing
 @testable import HearAlertKit
 
 /// The host's detector against the research mirror on the same audio (Fixtures/detector/parity.json, made by
-/// tools/make_detector_fixtures.py from librosa features, `pad_start`, `Geometry.decisions`, the numpy forward
-/// pass and `tracker.track`): the same decisions at the same times with the same scores, and the same events,
+/// tools/fixtures/make_detector_fixtures.py from librosa features, `pad_start`, `Geometry.decisions`, the numpy
+/// forward pass and `tracker.track`): the same decisions at the same times with the same scores, and the same events,
 /// for a model with and without start padding, on a clip that starts in silence and one that starts mid-siren;
 /// and the same events again with the fixture's `onset_rise_ratio` given as an override.
 @Suite struct DetectorParityTests {

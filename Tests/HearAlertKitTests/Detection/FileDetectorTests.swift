@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import HearAlertKit
 
-/// Detection on the fixture clip with the hand-built tone model (tools/make_detector_fixtures.py). The expected
-/// events are the clip's construction (alerts_clip.tsv), not anything this code computed.
+/// Detection on the fixture clip with the hand-built tone model (tools/fixtures/make_detector_fixtures.py). The
+/// expected events are the clip's construction (alerts_clip.tsv), not anything this code computed.
 @Suite struct FileDetectorTests {
     static let folder = Bundle.module.url(forResource: "Fixtures/detector", withExtension: nil)!
     static var modelPath: String { folder.appendingPathComponent("tone_model.safetensors").path }

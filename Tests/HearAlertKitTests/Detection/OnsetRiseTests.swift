@@ -5,7 +5,7 @@ import Testing
 /// `onset_rise_ratio`: onsets stamped where the score's rise began. The unit cases are worked by hand on
 /// `EventTrackerTests.run`'s clock (decision i describes i·0.1 s and is possible at i·0.1 + 0.5 s; threshold 0.5,
 /// so the rise level at ratio 0.5 is 0.25); the fixture cases are the research mirror's events
-/// (tools/make_tracker_fixtures.py), which the host must reproduce exactly.
+/// (tools/fixtures/make_tracker_fixtures.py), which the host must reproduce exactly.
 @Suite struct OnsetRiseTests {
     typealias Emitted = EventTrackerTests.Emitted
 

@@ -1,7 +1,7 @@
 import Foundation
 @testable import HearAlertKit
 
-/// The JSON written by tools/make_metric_fixtures.py: event lists and what sed_eval scored them.
+/// The JSON written by tools/fixtures/make_metric_fixtures.py: event lists and what sed_eval scored them.
 struct MetricFixture: Decodable {
     let sedEvalVersion: String
     let cases: [Case]

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearAlertKit
 
-/// The metric core against sed_eval 0.2.1 on the cases of Fixtures/metrics (tools/make_metric_fixtures.py).
+/// The metric core against sed_eval 0.2.1 on the cases of Fixtures/metrics (tools/fixtures/make_metric_fixtures.py).
 @Suite struct SedEvalAgreementTests {
     static let fixture: MetricFixture = {
         let url = Bundle.module.url(forResource: "sed_eval_cases", withExtension: "json",
