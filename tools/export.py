@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import alertnet_ref
+from hearalert_corpus import LABELS
 
 FORMAT_NAME = "alertnet"
 FORMAT_VERSION = "1"
@@ -297,8 +298,8 @@ def export_torch(path, module, features, labels, thresholds, context, model_name
     export(path, tensors, graph, features, labels, thresholds, context, model_name, trained_on, extra_metadata)
 
 
-# The default model's shape (issue 3): four conv blocks over 64 frames x 64 Mel bands, six alert classes.
-DEFAULT_LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
+# The default model's shape (issue 3): four conv blocks over 64 frames x 64 Mel bands, one class per label of
+# hearalert_corpus.LABELS.
 DEFAULT_FEATURES = {
     "sample_rate": 16000, "n_fft": 512, "win_length": 400, "hop_length": 160, "window": "hann",
     "kind": "log_mel", "n_mels": 64, "fmin": 50.0, "fmax": 8000.0, "mel_scale": "slaney", "mel_norm": "slaney",
@@ -331,14 +332,14 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.manual_seed(args.seed)
-    model = default_architecture(len(DEFAULT_LABELS))
+    model = default_architecture(len(LABELS))
     for module in model.modules():  # non-trivial BN statistics so folding is exercised
         if isinstance(module, torch.nn.BatchNorm2d):
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
     model.eval()
     try:
-        export_torch(args.demo, model, DEFAULT_FEATURES, DEFAULT_LABELS, [0.5] * len(DEFAULT_LABELS),
+        export_torch(args.demo, model, DEFAULT_FEATURES, list(LABELS), [0.5] * len(LABELS),
                      {"frames": 64, "step": 10}, "random-default-architecture",
                      f"nothing: random weights, seed {args.seed}",
                      {"description": "Random weights with the default architecture; for benchmarks and demos."})

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
+from hearalert_corpus import LABELS
 from hearalert_corpus.speech import synthesise  # espeak-ng at the corpus rate
 
 SAMPLE_RATE = 16000
@@ -222,7 +223,7 @@ def make_set(out: Path, seed: int, files_per_condition: int, seconds: float, snr
     with open(out / "annotations.tsv", "w", encoding="utf-8", newline="\n") as f:
         f.write("filename\tonset\toffset\tevent_label\n")
     meta = {"format": "hearalert-corpus", "version": 1, "sample_rate": SAMPLE_RATE,
-            "labels": ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"],
+            "labels": list(LABELS),
             "generator": "tools/score_enhancement.py make-set", "seed": seed,
             "lead_in_seconds": LEAD_IN_SECONDS, "files": extras}
     with open(out / "corpus.json", "w", encoding="utf-8") as f:

@@ -51,6 +51,7 @@ import export
 from cli_types import number_in
 import features as feature_lib
 from corpus_format import Corpus, read_corpus
+import hearalert_corpus
 from hearalert_train.averaging import weight_average
 from hearalert_train.data import Geometry, WindowSampler, load_features
 from hearalert_train.distill import DistillSampler, teacher_scores
@@ -58,7 +59,7 @@ from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, fa
                                         format_report, full_report, predict, tune)
 from hearalert_train.tracker import TrackerSettings
 
-LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
+LABELS = list(hearalert_corpus.LABELS)  # the detector's outputs, in their one definition's order
 
 
 def model_spec() -> dict:

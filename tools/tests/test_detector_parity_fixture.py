@@ -87,7 +87,7 @@ def test_training_predict_and_tracker_give_the_fixture(tmp_path, model_name):
     for clip in fixtures.CLIPS:
         shutil.copy(COMMITTED / clip, tmp_path / "audio" / clip)
         files.append(AudioFile(clip, soundfile.info(str(COMMITTED / clip)).duration))
-    corpus = Corpus(tmp_path, {"labels": fixtures.LABELS, "sample_rate": fixtures.SAMPLE_RATE}, files, [])
+    corpus = Corpus(tmp_path, {"labels": fixtures.TONE_MODEL_LABELS, "sample_rate": fixtures.SAMPLE_RATE}, files, [])
     weight, bias = fixtures.band_weights()
     frames = fixtures.CONTEXT["frames"]
     dense = torch.nn.Linear(weight.shape[1], weight.shape[0])
@@ -98,7 +98,7 @@ def test_training_predict_and_tracker_give_the_fixture(tmp_path, model_name):
     geometry = Geometry.of(fixtures.SPEC, frames, fixtures.CONTEXT["step"], fixtures.MODELS[model_name])
 
     predictions = predict(module, corpus, fixtures.SPEC, geometry)
-    detections = detect(predictions, fixtures.LABELS, [0.5, 0.5], TrackerSettings(**fixtures.TRACKER))
+    detections = detect(predictions, fixtures.TONE_MODEL_LABELS, [0.5, 0.5], TrackerSettings(**fixtures.TRACKER))
     committed = json.loads((COMMITTED / "parity.json").read_text())
     for prediction in predictions:
         want = next(c for c in committed["cases"] if c["clip"] == prediction.name and c["model"] == model_name)

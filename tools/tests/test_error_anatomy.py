@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import error_anatomy
+from hearalert_corpus import LABELS
 
-LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
 ANNOUNCED_AFTER = 0.3  # s: every detection's detected_at is its onset + this
 
 
@@ -184,7 +184,7 @@ def test_an_overlap_of_a_found_and_an_unfound_event_of_its_label_is_mis_stamped(
 def test_found_agrees_with_sed_eval_onset_only_except_at_the_float_edge(case):
     import sed_eval
 
-    metric = sed_eval.sound_event.EventBasedMetrics(event_label_list=LABELS, t_collar=0.2, evaluate_onset=True,
+    metric = sed_eval.sound_event.EventBasedMetrics(event_label_list=list(LABELS), t_collar=0.2, evaluate_onset=True,
                                                     evaluate_offset=False)
     for name, (_, _, refs) in FILES.items():
         metric.evaluate([{"filename": name, "event_label": lab, "onset": on, "offset": off} for lab, on, off in refs],

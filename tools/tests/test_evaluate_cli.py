@@ -13,12 +13,12 @@ import soundfile
 
 warnings.filterwarnings("ignore", category=UserWarning)  # dcase_util imports pkg_resources
 import sed_eval  # noqa: E402
+from make_detector_fixtures import TONE_MODEL_LABELS  # noqa: E402  (the labels of MODEL)
 from test_features import hearalert_binary  # noqa: E402  (the built binary, or skip)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DETECTOR_FIXTURES = ROOT / "Tests/HearAlertKitTests/Fixtures/detector"
 MODEL = DETECTOR_FIXTURES / "tone_model.safetensors"
-LABELS = ["siren", "smoke_alarm"]
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def corpus(tmp_path):
     noise[16000:24000] += 0.3 * np.sin(2 * np.pi * 3200 * t[16000:24000])
     soundfile.write(root / "audio" / "quiet.wav", noise, 16000, subtype="PCM_16")
     (root / "corpus.json").write_text(json.dumps(
-        {"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": LABELS,
+        {"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": TONE_MODEL_LABELS,
          "files": {"a.wav": {"alert_snr_db": 5.0}, "b.wav": {"alert_snr_db": 5.0}}}))
     (root / "files.tsv").write_text("filename\tduration\na.wav\t8.000\nb.wav\t8.000\nquiet.wav\t3.000\n")
     events = [line.split("\t") for line in (DETECTOR_FIXTURES / "alerts_clip.tsv").read_text().splitlines()[1:]]
@@ -62,8 +62,9 @@ def test_scores_agree_with_sed_eval_on_the_reported_detections(corpus, tmp_path)
     report = json.loads(out.read_text())
 
     references = reference_lists(corpus)
-    events = sed_eval.sound_event.EventBasedMetrics(event_label_list=LABELS, t_collar=0.2, percentage_of_length=0.5)
-    segments = sed_eval.sound_event.SegmentBasedMetrics(event_label_list=LABELS, time_resolution=1.0)
+    events = sed_eval.sound_event.EventBasedMetrics(event_label_list=TONE_MODEL_LABELS, t_collar=0.2,
+                                                    percentage_of_length=0.5)
+    segments = sed_eval.sound_event.SegmentBasedMetrics(event_label_list=TONE_MODEL_LABELS, time_resolution=1.0)
     detected = 0
     for entry in report["files"]:
         estimate = [{"filename": entry["filename"], "onset": d["onset"], "offset": d["offset"],

@@ -1,6 +1,7 @@
 """The committed metric fixture must be exactly what tools/fixtures/make_metric_fixtures.py writes from sed_eval."""
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -12,7 +13,8 @@ FIXTURE = ROOT / "Tests/HearAlertKitTests/Fixtures/metrics/sed_eval_cases.json"
 def test_committed_fixture_is_regenerated_identically(tmp_path):
     out = tmp_path / "cases.json"
     subprocess.run([sys.executable, str(ROOT / "tools/fixtures/make_metric_fixtures.py"), "--seed", "20261121",
-                    "--random-cases", "40", "--out", str(out)], check=True, capture_output=True)
+                    "--random-cases", "40", "--out", str(out)], check=True, capture_output=True,
+                   env=dict(os.environ, PYTHONPATH=str(ROOT / "tools")))
     assert json.loads(out.read_text()) == json.loads(FIXTURE.read_text())
 
 

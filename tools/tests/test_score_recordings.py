@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 import score_recordings
-
-LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
+from hearalert_corpus import LABELS
 
 
 def write_corpus(root: Path, files: dict) -> Path:
