@@ -43,6 +43,7 @@ import numpy as np
 import soundfile as sf
 
 from hearalert_corpus import LABELS
+from hearalert_corpus.noise import power_law
 from hearalert_corpus.speech import synthesise  # espeak-ng at the corpus rate
 
 SAMPLE_RATE = 16000
@@ -152,11 +153,9 @@ def align(estimate: np.ndarray, reference: np.ndarray, max_lag: int = 800) -> tu
 # MARK: the evaluation set
 
 def coloured_noise(rng: np.random.Generator, n: int, exponent: float) -> np.ndarray:
-    """Gaussian noise with a 1/f^exponent power spectrum (pink 1, brown 2), flat below 20 Hz."""
-    spectrum = np.fft.rfft(rng.standard_normal(n))
-    frequencies = np.maximum(np.fft.rfftfreq(n, 1 / SAMPLE_RATE), 20.0)
-    x = np.fft.irfft(spectrum / frequencies ** (exponent / 2), n=n)
-    return (x / np.sqrt(np.mean(x ** 2))).astype(np.float64)
+    """The corpus's power-law noise (pink 1, brown 2) at a fixed exponent and without its random EQ, unit RMS."""
+    x = power_law(rng, n, exponent)
+    return x / np.sqrt(np.mean(x ** 2))
 
 
 def talk(rng: np.random.Generator, n: int, voice: str, workdir: str, start: int = 0,
@@ -175,7 +174,12 @@ def talk(rng: np.random.Generator, n: int, voice: str, workdir: str, start: int 
 
 
 def babble(rng: np.random.Generator, n: int, workdir: str, talkers: int = 6) -> np.ndarray:
-    """Several espeak-ng talkers, each talking all the time, summed."""
+    """Several espeak-ng talkers, each talking all the time, summed.
+
+    Not hearalert_corpus.noise.babble on purpose: that is the training corpus's random crowd (3-8 talkers drawn
+    from a split's voices and pseudo-sentences, at random levels, low-passed), while this set's babble is one
+    fixed condition (six English voices reading Harvard sentences at equal level), so that its figures in
+    Sources/HearAlertKit/Enhancement/README.md can be made again."""
     x = sum(talk(rng, n, VOICES[(i + 3) % len(VOICES)], workdir, start=int(rng.integers(0, SAMPLE_RATE)),
                  pause=(0.05, 0.2)) for i in range(talkers))
     return x / np.sqrt(np.mean(x ** 2))

@@ -11,13 +11,18 @@ from .sources import load_audio, random_excerpt
 from .speech import SpeechSource, speech_track
 
 
-def coloured(rng: np.random.Generator, n: int) -> np.ndarray:
-    """Noise with a 1/f^alpha power spectrum (white 0, pink 1, brown 2) and a random EQ on top."""
-    alpha = rng.uniform(0.0, 2.2)
+def power_law(rng: np.random.Generator, n: int, exponent: float) -> np.ndarray:
+    """Gaussian noise with a 1/f^exponent power spectrum (white 0, pink 1, brown 2), flat below 20 Hz: float64,
+    not normalised (callers scale it in their own precision)."""
     spec = np.fft.rfft(rng.standard_normal(n))
     f = np.maximum(np.fft.rfftfreq(n, 1 / SR), 20.0)
-    x = np.fft.irfft(spec / f ** (alpha / 2), n=n).astype(np.float32)
-    return random_eq(normalise(x), rng)
+    return np.fft.irfft(spec / f ** (exponent / 2), n=n)
+
+
+def coloured(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Power-law noise of a random exponent in 0…2.2 with a random EQ on top."""
+    alpha = rng.uniform(0.0, 2.2)
+    return random_eq(normalise(power_law(rng, n, alpha).astype(np.float32)), rng)
 
 
 def babble(rng: np.random.Generator, n: int, speech: SpeechSource, workdir: str) -> np.ndarray:
