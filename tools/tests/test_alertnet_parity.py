@@ -14,6 +14,7 @@ import torch.nn as nn
 
 import alertnet_ref
 import export
+from test_export import randomise_batchnorm
 
 TOOLS = os.path.join(os.path.dirname(__file__), "..")
 
@@ -95,13 +96,7 @@ def random_module(rng: np.random.Generator, frames: int, bins: int, n_out: int) 
 
 
 def randomise(module: nn.Module, generator: torch.Generator) -> nn.Module:
-    for child in module.modules():
-        if isinstance(child, nn.BatchNorm2d):
-            with torch.no_grad():
-                child.running_mean.uniform_(-0.5, 0.5, generator=generator)
-                child.running_var.uniform_(0.5, 2.0, generator=generator)
-                child.weight.uniform_(0.5, 1.5, generator=generator)
-                child.bias.uniform_(-0.3, 0.3, generator=generator)
+    randomise_batchnorm(module, generator)
     return module.eval()
 
 

@@ -13,7 +13,8 @@ import export
 FEATURES = dict(export.DEFAULT_FEATURES, n_mels=12)
 
 
-def _randomise_batchnorm(module: nn.Module, generator: torch.Generator) -> None:
+def randomise_batchnorm(module: nn.Module, generator: torch.Generator) -> None:
+    """Non-trivial batch-norm statistics and affine terms, so that folding them into the convolution is tested."""
     for child in module.modules():
         if isinstance(child, nn.BatchNorm2d):
             with torch.no_grad():
@@ -25,7 +26,7 @@ def _randomise_batchnorm(module: nn.Module, generator: torch.Generator) -> None:
 
 def _export_and_compare(tmp_path, module: nn.Module, frames: int, labels: list[str], seed: int) -> None:
     generator = torch.Generator().manual_seed(seed)
-    _randomise_batchnorm(module, generator)
+    randomise_batchnorm(module, generator)
     module.eval()
     path = tmp_path / "model.safetensors"
     export.export_torch(path, module, FEATURES, labels, [0.5] * len(labels), {"frames": frames, "step": 2},
