@@ -2,22 +2,10 @@
  * Every byte read from the file is bounds-checked here; later stages see only validated tensors. */
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-alertnet_status an_fail(alertnet_error *error, alertnet_status status, const char *format, ...) {
-    if (error) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(error->message, sizeof error->message, format, args);
-        va_end(args);
-    }
-    return status;
-}
 
 static uint64_t read_u64_le(const unsigned char *p) {
     uint64_t v = 0;
