@@ -14,7 +14,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // MARK: - Public API
@@ -24,7 +23,6 @@ let package = Package(
             name: "HearAlertKit",
             dependencies: [
                 "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
-                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Enhancement/README.md", "Evaluation/README.md", "Formats/README.md"]
         ),
@@ -35,7 +33,6 @@ let package = Package(
             dependencies: [
                 "HearAlertKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
