@@ -27,6 +27,14 @@ public struct ListenConfiguration: Sendable, Equatable {
     /// 2 ms when playing to headphones, because every period of capture and of queued playback adds to the delay
     /// a hearing-aid wearer hears (see `LiveListener`).
     public var effectivePeriodSeconds: Double {
-        periodSeconds ?? (playbackDevice == nil ? 0.01 : 0.002)
+        periodSeconds ?? (playbackDevice == nil ? 0.01 : Self.headphonePeriodSeconds)
+    }
+
+    /// The period with headphones, which `FileRun` also uses so that files are enhanced as they would be live.
+    public static let headphonePeriodSeconds = 0.002
+
+    /// Samples in one period of `seconds` at `sampleRate` (at least 16, where ALSA stops being practical).
+    public static func periodFrames(seconds: Double, sampleRate: Int) -> Int {
+        max(16, Int((seconds * Double(sampleRate)).rounded()))
     }
 }
