@@ -61,6 +61,12 @@ let package = Package(
 
         // MARK: - Tests
 
+        /// The real-time path's allocation-freedom, checked under valgrind by tools/tests/test_realtime_allocations.py:
+        /// each real-time component, and the listener's own per-period code, fed frames after a warm-up.
+        .executableTarget(
+            name: "hearalert-realtime-probe",
+            dependencies: ["HearAlertKit"]
+        ),
         .testTarget(
             name: "HearAlertKitTests",
             dependencies: ["HearAlertKit"],

@@ -4,22 +4,29 @@ public struct ListenConfiguration: Sendable, Equatable {
     public var captureDevice: String
     /// ALSA playback PCM for the (enhanced) audio, e.g. headphones; nil plays nothing.
     public var playbackDevice: String?
-    /// Period length in seconds (ALSA wakes us this often); nil picks `periodSeconds(forPlayback:)`.
+    /// Period length in seconds (ALSA wakes us this often); nil picks `effectivePeriodSeconds`.
     public var periodSeconds: Double?
     /// Stop after this many seconds of audio (like `arecord -d`); nil listens until stopped.
     public var maxDuration: Double?
     /// Ask for real-time (`SCHED_FIFO`) priority for the audio threads where permitted (see `RealtimeScheduling`);
-    /// off for tests that run listeners inside the test process.
-    public var realtimeScheduling: Bool
+    /// always on for listening, off only for tests that run listeners inside the test process.
+    package var realtimeScheduling = true
 
     /// The defaults listen on ALSA's `default` device, play nothing, run until stopped and ask for real-time
     /// priority.
     public init(captureDevice: String = "default", playbackDevice: String? = nil, periodSeconds: Double? = nil,
-                maxDuration: Double? = nil, realtimeScheduling: Bool = true) {
+                maxDuration: Double? = nil) {
         self.captureDevice = captureDevice
         self.playbackDevice = playbackDevice
         self.periodSeconds = periodSeconds
         self.maxDuration = maxDuration
+    }
+
+    /// As the public `init`, choosing whether to ask for real-time priority (tests turn it off).
+    package init(captureDevice: String = "default", playbackDevice: String? = nil, periodSeconds: Double? = nil,
+                 maxDuration: Double? = nil, realtimeScheduling: Bool) {
+        self.init(captureDevice: captureDevice, playbackDevice: playbackDevice, periodSeconds: periodSeconds,
+                  maxDuration: maxDuration)
         self.realtimeScheduling = realtimeScheduling
     }
 
