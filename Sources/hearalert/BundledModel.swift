@@ -2,31 +2,53 @@ import Foundation
 
 /// Finds the default model without making people run `hearalert` from the repository root.
 ///
-/// A listener starts `hearalert listen` from wherever their terminal is; a relative `models/default.safetensors`
-/// would then find nothing. The places tried, in order: the working directory's `models/` (a checkout), the
-/// checkout the executable was built in (`.build/<triple>/release/hearalert` lies three levels below it), and
-/// an installed layout (`<prefix>/bin/hearalert` beside `<prefix>/share/hearalert/default.safetensors`).
+/// A listener starts `hearalert listen` from wherever their terminal is, and finds the binary through `PATH` or a
+/// symbolic link; neither the working directory nor `argv[0]` (then just `hearalert`) says where the model is.
+/// The executable's real path does (`/proc/self/exe`, every link resolved), and the places tried, in order, are:
+/// 1. `models/default.safetensors` in the working directory (a checkout you are working in);
+/// 2. `<prefix>/share/hearalert/default.safetensors` for an executable at `<prefix>/bin/hearalert`
+///    (what `tools/install.sh --prefix <prefix>` lays out);
+/// 3. `<checkout>/models/default.safetensors` for an executable built inside `<checkout>/.build/`.
 enum BundledModel {
-    /// The path shown in `--help` and used when no candidate exists (so the error names what was expected).
+    /// The model's path inside a checkout, tried in the working directory first.
     static let relativePath = "models/default.safetensors"
+    /// The model's path under an install prefix (beside `<prefix>/bin/hearalert`).
+    static let installedPath = "share/hearalert/default.safetensors"
 
-    /// The first candidate that exists, else `relativePath`.
-    static func resolve(executablePath: String = CommandLine.arguments[0]) -> String {
-        candidates(executablePath: executablePath).first { FileManager.default.fileExists(atPath: $0) }
-            ?? relativePath
+    /// The first place that holds the model, or nil with every place tried (for the error).
+    static func resolve(executablePath: String? = executablePath()) -> (path: String?, tried: [String]) {
+        let tried = candidates(executablePath: executablePath)
+        return (tried.first { FileManager.default.fileExists(atPath: $0) }, tried)
     }
 
-    static func candidates(executablePath: String) -> [String] {
-        let executable = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath()
-        var directory = executable.deletingLastPathComponent()
+    /// The places `resolve` tries, in order; without a known executable path, only the working directory.
+    static func candidates(executablePath: String?) -> [String] {
         var found = [relativePath]
-        // The build directory sits at most a few levels below the checkout: .build/<triple>/<configuration>/.
-        for _ in 0..<4 {
-            found.append(directory.appendingPathComponent(relativePath).path)
-            directory = directory.deletingLastPathComponent()
+        guard let executablePath else { return found }
+        let folder = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        if folder.lastPathComponent == "bin" {
+            found.append(folder.deletingLastPathComponent().appendingPathComponent(installedPath).path)
         }
-        let prefix = executable.deletingLastPathComponent().deletingLastPathComponent()
-        found.append(prefix.appendingPathComponent("share/hearalert/default.safetensors").path)
+        // A build is .build/<configuration>/ or .build/<triple>/<configuration>/ below its checkout.
+        let components = folder.pathComponents
+        if let build = components.lastIndex(of: ".build"), build > 0 {
+            let checkout = NSString.path(withComponents: Array(components[..<build]))
+            found.append((checkout as NSString).appendingPathComponent(relativePath))
+        }
         return found
+    }
+
+    /// This process's executable with every symbolic link resolved: `/proc/self/exe` on Linux; where that is
+    /// missing, `argv[0]` when it names a path, else the first match on `PATH`; nil when none is found.
+    static func executablePath() -> String? {
+        if let real = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return real
+        }
+        let invoked = CommandLine.arguments.first ?? ""
+        if invoked.contains("/") { return invoked }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").map { "\($0)/\(invoked)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

@@ -34,8 +34,7 @@ struct DetectCommand: ParsableCommand {
     mutating func run() throws {
         let (model, settings) = try detection.load()
         let targets = try output.map(resultFiles)
-        let inputs = files.map { CommandInput(role: "input file", path: $0) }
-            + [CommandInput(role: "model file", path: detection.model)]
+        let inputs = files.map { CommandInput(role: "input file", path: $0) } + [detection.modelInput].compactMap { $0 }
         if let output, let targets {
             do {
                 try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
@@ -62,7 +61,7 @@ struct DetectCommand: ParsableCommand {
                 }
             } catch {
                 let message = "\(error)"
-                Diagnostics.standardError.report(message.contains(path) ? message : "\(path): \(message)")
+                HearAlert.reportError(message.contains(path) ? message : "\(path): \(message)")
                 failures += 1
             }
         }
@@ -102,7 +101,7 @@ struct DetectCommand: ParsableCommand {
         case .text:
             let colour = output == nil && StreamSink.isColourTerminal(.standardOutput)
             let events = try detector.detect(path: path, progress: progress.update)
-            if events.isEmpty { return ["\(filename): no alerts"] }
+            if events.isEmpty { return ["\(PrintableText.escaped(filename)): no alerts"] }
             return events.map { AlertLineFormatter.eventLine(filename: filename, event: $0, colour: colour) }
         }
     }

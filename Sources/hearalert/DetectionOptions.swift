@@ -4,13 +4,15 @@ import HearAlertKit
 
 /// The model and event-tracking options `listen` and `detect` share: the model decides the defaults.
 struct DetectionOptions: ParsableArguments {
-    @Option(help: """
+    @Option(name: .customLong("model"), help: ArgumentHelp("""
         Alert model file (alertnet safetensors); default: $HEARALERT_MODEL, else the bundled \
-        models/default.safetensors (looked for here, then in the checkout or install hearalert runs from).
-        """)
-    var model = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] ?? BundledModel.resolve()
+        default.safetensors, looked for in ./models/, then beside the executable (<prefix>/share/hearalert/ \
+        of an install, models/ of the checkout it was built in).
+        """, valueName: "FILE"))
+    var modelFile: String?
 
-    @Option(name: .customLong("threshold"),
+    // `.unconditional`, like the numbers below: "-0.5" is a value to refuse with a reason, not an option.
+    @Option(name: .customLong("threshold"), parsing: .unconditionalSingleValue,
             help: ArgumentHelp("On-threshold for one label, e.g. siren=0.7, or for every label, e.g. 0.9 "
                                + "(repeatable; a label's own value wins). Higher: fewer false alarms, later and "
                                + "fewer detections. Default: the model's.", valueName: "[LABEL=]P"))
@@ -63,11 +65,30 @@ struct DetectionOptions: ParsableArguments {
         _ = try parsedThresholds()
     }
 
+    /// The model file to load: `--model`, else `$HEARALERT_MODEL`, else the bundled model (`BundledModel`).
+    func modelPath() throws -> String {
+        if let modelFile {
+            guard !modelFile.isEmpty else { throw ModelChoiceError.emptyOption }
+            return modelFile
+        }
+        if let variable = ProcessInfo.processInfo.environment["HEARALERT_MODEL"] {
+            guard !variable.isEmpty else { throw ModelChoiceError.emptyVariable }
+            return variable
+        }
+        let bundled = BundledModel.resolve()
+        guard let path = bundled.path else { throw ModelChoiceError.noBundledModel(tried: bundled.tried) }
+        return path
+    }
+
+    /// The model file as an input no output may overwrite; nil when none can be found (loading says why later).
+    var modelInput: CommandInput? {
+        (try? modelPath()).map { CommandInput(role: "model file", path: $0) }
+    }
+
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
-        // When no bundled model was found anywhere, say how to name one.
-        let hint = model == BundledModel.relativePath ? "give one with --model FILE or $HEARALERT_MODEL" : nil
-        let loaded = try ModelFileError.naming(model, hintWhenUnreadable: hint) { try AlertModel(path: model) }
+        let model = try modelPath()
+        let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
         let (every, byLabel) = try parsedThresholds()
         let overrides = TrackerOverrides(everyThreshold: every, thresholds: byLabel, smoothingFrames: smoothing,
                                          offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,

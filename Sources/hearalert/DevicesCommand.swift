@@ -16,7 +16,11 @@ struct DevicesCommand: ParsableCommand {
             """
     )
 
+    @Flag(help: "Also show the ALSA library's own messages.")
+    var verbose = false
+
     mutating func run() throws {
+        ALSALibraryMessages.route(shown: verbose)
         let devices = try ALSADevice.all()
         for (title, wanted) in [("Capture devices (--device):", \ALSADevice.canCapture),
                                 ("Playback devices (--output):", \ALSADevice.canPlay)] {

@@ -37,7 +37,9 @@ struct EvaluateCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
-    @Option(help: "Files processed at once, one loaded model each; the default is every core.")
+    // The numbers parse `.unconditional`ly, as in DetectionOptions: "-1" is a value to refuse, not an option.
+    @Option(parsing: .unconditional,
+            help: "Files processed at once, one loaded model each; the default is every core.")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Write the full report as JSON here.", valueName: "OUT"))
@@ -47,17 +49,19 @@ struct EvaluateCommand: ParsableCommand {
     var perFile = false
 
     @Option(parsing: .upToNextOption,
-            help: ArgumentHelp("Evaluate two weight files on the same corpus, side by side (instead of --model).",
-                               valueName: "A B"))
+            help: ArgumentHelp("Evaluate two weight files on the same corpus, side by side (instead of --model, "
+                               + "which it excludes); both load before either is evaluated.", valueName: "A B"))
     var compare: [String] = []
 
     @Flag(help: "Skip the enhancement scores even when clean/ exists.")
     var noEnhancement = false
 
-    @Option(help: ArgumentHelp("Onset collar in seconds (sed_eval's t_collar).", valueName: "S"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Onset collar in seconds (sed_eval's t_collar).", valueName: "S"))
     var collar = EventMatchingRules.onsetAndOffset.collar
 
-    @Option(help: ArgumentHelp("Offset collar as a fraction of the event's length, at least the onset collar "
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Offset collar as a fraction of the event's length, at least the onset collar "
                                + "(sed_eval's percentage_of_length).", valueName: "F"))
     var offsetFraction = EventMatchingRules.onsetAndOffset.offsetFractionOfLength
 
@@ -68,12 +72,16 @@ struct EvaluateCommand: ParsableCommand {
         guard compare.isEmpty || compare.count == 2 else {
             throw ValidationError("--compare takes exactly two weight files, got \(compare.count)")
         }
+        guard compare.isEmpty || detection.modelFile == nil else {
+            throw ValidationError("--model and --compare exclude each other: --compare names both models")
+        }
         if let json { try validateOutput(json, option: "--json", inputs: models) }
     }
 
     /// The weight files evaluated: the report must overwrite none of them.
     private var models: [CommandInput] {
-        (compare.isEmpty ? [detection.model] : compare).map { CommandInput(role: "model file", path: $0) }
+        compare.isEmpty ? [detection.modelInput].compactMap { $0 }
+            : compare.map { CommandInput(role: "model file", path: $0) }
     }
 
     func run() throws {
@@ -86,16 +94,22 @@ struct EvaluateCommand: ParsableCommand {
         let settings = EvaluationSettings(jobs: jobs, keepPerFile: perFile, scoreEnhancement: !noEnhancement,
                                           rules: EventMatchingRules(collar: collar, offsetFractionOfLength: offsetFraction))
         let evaluator = CorpusEvaluator(corpus: labelled, settings: settings)
-        let reports = try (compare.isEmpty ? [detection.model] : compare).map { path in
+        // Every model loads (and its settings are checked) before any is evaluated: a broken second model must
+        // fail at once, not after the first has run over the whole corpus.
+        let loaded = try (compare.isEmpty ? [detection.modelPath()] : compare).map { path in
             var options = detection
-            options.model = path
+            options.modelFile = path
             let (model, tracker) = try options.load()
+            return (path: path, labels: model.labels, tracker: tracker)
+        }
+        let reports = try loaded.map { model in
             for note in labelled.vocabularyNotes(modelLabels: model.labels) {
-                Diagnostics.standardError.report("\(path): \(note)")
+                Diagnostics.standardError.report("\(model.path): \(note)")
             }
             return try evaluator.run(
-                model: path, makeDetector: { try ModelFileDetector(modelPath: path, settings: tracker) },
-                progress: ProgressBar(title: URL(fileURLWithPath: path).lastPathComponent).show)
+                model: model.path,
+                makeDetector: { try ModelFileDetector(modelPath: model.path, settings: model.tracker) },
+                progress: ProgressBar(title: URL(fileURLWithPath: model.path).lastPathComponent).show)
         }
         if reports.count == 2 {
             let comparison = ComparisonReport(a: reports[0], b: reports[1])

@@ -47,8 +47,8 @@ struct ListenCommand: ParsableCommand {
             help: ArgumentHelp("Program (and its arguments) to run for each alert.", valueName: "PROGRAM ARGS"))
     var hook: [String] = []
 
-    @Option(help: "Run the hook on alert start, end, or both.")
-    var hookOn: HookRunner.Trigger = .start
+    @Option(help: "Run the hook on alert start, end, or both (default: start).")
+    var hookOn: HookRunner.Trigger?
 
     // `.unconditional`: "-1" is a value to refuse with a reason, not an option (see DetectionOptions).
     @Option(parsing: .unconditional,
@@ -72,13 +72,22 @@ struct ListenCommand: ParsableCommand {
     var noEnhance = false
 
     @Option(parsing: .unconditional,
-            help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "S"))
+            help: ArgumentHelp("Stop after this many seconds of audio (at most 1e9); default: until stopped.",
+                               valueName: "S"))
     var duration: Double?
+
+    @Flag(help: "Also show the ALSA library's own messages (e.g. why a device could not be opened).")
+    var verbose = false
 
     mutating func validate() throws {
         guard notify == nil || notify == "desktop" else { throw ValidationError("--notify knows only 'desktop'") }
         guard hookTimeout > 0, hookLimit > 0 else { throw ValidationError("--hook-timeout and --hook-limit must be positive") }
-        guard duration.map({ $0 > 0 }) ?? true else { throw ValidationError("--duration must be positive") }
+        if let duration, !(duration > 0 && duration <= ListenConfiguration.longestDuration) {
+            throw ValidationError("--duration must be a positive number of seconds up to "
+                                  + "\(Int(ListenConfiguration.longestDuration)) (leave it out to listen until stopped); "
+                                  + "got \(duration)")
+        }
+        guard hookOn == nil || !hook.isEmpty else { throw ValidationError("--hook-on needs a --hook to run") }
         guard !noEnhance || output != nil else { throw ValidationError("--no-enhance only makes sense with --output") }
         if let program = hook.first, !ProgramLauncher.canRun(program) {
             throw ValidationError("--hook: cannot run '\(program)': no such executable file (or not on PATH)")
@@ -86,6 +95,7 @@ struct ListenCommand: ParsableCommand {
     }
 
     mutating func run() throws {
+        ALSALibraryMessages.route(shown: verbose)
         let (model, settings) = try detection.load()
         let detector = try AlertDetector(model: model, settings: settings)
         let enhancer = output != nil && !noEnhance
@@ -97,7 +107,7 @@ struct ListenCommand: ParsableCommand {
                                         colour: StreamSink.isColourTerminal(.standardOutput))
         var sinks: [any AlertSink] = [standardOutput]
         if !hook.isEmpty {
-            sinks.append(HookRunner(command: hook, trigger: hookOn, launcher: launcher))
+            sinks.append(HookRunner(command: hook, trigger: hookOn ?? .start, launcher: launcher))
         }
         if notify == "desktop" {
             if let notifier = DesktopNotifier(launcher: launcher) {

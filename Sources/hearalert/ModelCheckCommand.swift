@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import HearAlertKit
 
 /// `hearalert model check FILE`: a yes/no for scripts and CI, with the reason on failure.
@@ -21,12 +20,8 @@ struct ModelCheckCommand: ParsableCommand {
     var file: String
 
     mutating func run() throws {
-        do {
-            let summary = try ModelFileError.naming(file) { try AlertModelCheck.run(path: file) }
-            print("\(file): OK: \(summary)")
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            throw ExitCode.failure
-        }
+        // A failure is thrown: one error line, as every command prints it, and exit status 1.
+        let summary = try ModelFileError.naming(file) { try AlertModelCheck.run(path: file) }
+        print("\(PrintableText.escaped(file)): OK: \(summary)")
     }
 }

@@ -6,24 +6,20 @@ import HearAlertKit
 struct ModelFileError: Error, CustomStringConvertible, LocalizedError {
     let path: String
     let reason: AlertModelError
-    /// What to do instead, for a file that is missing or unreadable (e.g. how to name another model).
-    var hintWhenUnreadable: String?
 
     var description: String {
         let message = "\(reason)"
-        let named = message.contains(path) ? message : "\(path): \(message)"
-        guard case .unreadable = reason, let hintWhenUnreadable else { return named }
-        return "\(named) (\(hintWhenUnreadable))"
+        return message.contains(path) ? message : "\(path): \(message)"
     }
 
     var errorDescription: String? { description }
 
     /// Runs `body`, which reads the model at `path`, naming the file in any model error it throws.
-    static func naming<T>(_ path: String, hintWhenUnreadable: String? = nil, _ body: () throws -> T) throws -> T {
+    static func naming<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as AlertModelError {
-            throw ModelFileError(path: path, reason: error, hintWhenUnreadable: hintWhenUnreadable)
+            throw ModelFileError(path: path, reason: error)
         }
     }
 }

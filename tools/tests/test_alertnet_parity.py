@@ -36,6 +36,8 @@ def alertnet():
     library.alertnet_parameter_count.argtypes = [ctypes.c_void_p]
     library.alertnet_parameter_count.restype = ctypes.c_size_t
     library.alertnet_context_start_padding.argtypes = [ctypes.c_void_p]
+    library.alertnet_label.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    library.alertnet_label.restype = ctypes.c_char_p
     return library
 
 
@@ -146,19 +148,25 @@ def test_c_rejects_what_the_reference_rejects(alertnet, tmp_path):
     assert b"not valid JSON" in error.message
 
 
+def _dense_only_with(tmp_path, key: str, value) -> str:
+    """The dense-only fixture with metadata `key` set to `value` as JSON text, written under tmp_path."""
+    path = tmp_path / f"{key}.safetensors"
+    data = open(os.path.join(CORE, "tests", "models", "dense-only.safetensors"), "rb").read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    header["__metadata__"][key] = json.dumps(value)
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + data[8 + n:])
+    return path
+
+
 @pytest.mark.parametrize("context", [{"frames": 3, "step": 1}, {"frames": 3, "step": 1, "start_padding": 2},
                                      {"frames": 3, "step": 1, "start_padding": 3},
                                      {"frames": 3, "step": 1, "start_padding": -1},
                                      {"frames": 3, "step": 1, "start_padding": 0, "other": 1}])
 def test_c_and_the_reference_agree_on_start_padding(alertnet, tmp_path, context):
     """Both loaders accept the same contexts, read the same P, and refuse the same ones."""
-    path = tmp_path / "padded.safetensors"
-    data = open(os.path.join(CORE, "tests", "models", "dense-only.safetensors"), "rb").read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    header["__metadata__"]["context"] = json.dumps(context)
-    text = json.dumps(header).encode()
-    path.write_bytes(struct.pack("<Q", len(text)) + text + data[8 + n:])
+    path = _dense_only_with(tmp_path, "context", context)
     try:
         expected = alertnet_ref.load(path).start_padding
     except alertnet_ref.ModelError:
@@ -171,3 +179,25 @@ def test_c_and_the_reference_agree_on_start_padding(alertnet, tmp_path, context)
         assert status == 0, error.message.decode()
         assert alertnet.alertnet_context_start_padding(model) == expected
         alertnet.alertnet_free(model)
+
+
+@pytest.mark.parametrize("labels", [["siren"], ["a_1"], ["x" * 32], ["Siren"], ["car horn"], ["si\tren"],
+                                    ["sir\x00en"], ["\x1b[2J"], ["\u009b"], ["caf\u00e9"], [""], ["x" * 33]])
+def test_c_and_the_reference_agree_on_labels(alertnet, tmp_path, labels):
+    """Both loaders accept exactly the labels FORMAT.md allows, [a-z0-9_]{1,32}; neither lets a NUL cut one short."""
+    path = _dense_only_with(tmp_path, "labels", labels)
+    allowed = all(alertnet_ref.LABEL.fullmatch(label) for label in labels)
+    assert allowed == (labels[0] in ("siren", "a_1", "x" * 32))
+    if allowed:
+        assert alertnet_ref.load(path).labels == labels
+    else:
+        with pytest.raises(alertnet_ref.ModelError, match="label 0|NUL"):
+            alertnet_ref.load(path)
+    model, error = ctypes.c_void_p(), _Error()
+    status = alertnet.alertnet_load_file(str(path).encode(), ctypes.byref(model), ctypes.byref(error))
+    if allowed:
+        assert status == 0, error.message.decode()
+        assert alertnet.alertnet_label(model, 0) == labels[0].encode()
+        alertnet.alertnet_free(model)
+    else:
+        assert status == -2 and (b"label 0" in error.message or b"NUL" in error.message), error.message

@@ -118,6 +118,15 @@ def test_bad_start_padding_is_refused_at_export(tmp_path, context, message):
     assert not (tmp_path / "m.safetensors").exists()
 
 
+@pytest.mark.parametrize("label", ["Siren", "car horn", "si\tren", "sir\x00en", "\x1b[2J", "caf\u00e9", "", "a" * 33])
+def test_a_label_that_is_not_an_identifier_is_refused_at_export(tmp_path, label):
+    module = nn.Sequential(nn.Flatten(), nn.Linear(16 * 12, 2), nn.Sigmoid())
+    with pytest.raises(ValueError, match="must be 1 to 32 characters of a-z, 0-9 and _"):
+        export.export_torch(tmp_path / "m.safetensors", module, FEATURES, ["siren", label], [0.5, 0.5],
+                            {"frames": 16, "step": 2}, "test", "random weights")
+    assert not (tmp_path / "m.safetensors").exists()
+
+
 @pytest.mark.parametrize("module, message", [
     (nn.Sequential(nn.Conv2d(1, 2, 3, dilation=2)), "dilation"),
     (nn.Sequential(nn.Conv2d(1, 2, 3, padding="same")), "padding"),

@@ -70,6 +70,8 @@ alertnet_status alertnet_run_reference(alertnet_model *model, const float *input
 /* What the model expects and produces. Strings are owned by the model and live until alertnet_free. */
 void alertnet_input_shape(const alertnet_model *model, int *frames, int *bins);
 int alertnet_output_count(const alertnet_model *model);
+/* A label is 1 to ALERTNET_MAX_LABEL_LENGTH characters of a-z, 0-9 and _ (the loader refuses any other). */
+enum { ALERTNET_MAX_LABEL_LENGTH = 32 };
 const char *alertnet_label(const alertnet_model *model, int index);   /* NULL when out of range */
 float alertnet_threshold(const alertnet_model *model, int index);     /* default on-threshold; NaN out of range */
 const char *alertnet_feature_spec(const alertnet_model *model);       /* the FeatureSpec JSON text */

@@ -36,6 +36,21 @@ static const char *find_number(const char *p, const char *end) {
     return NULL;
 }
 
+/* The first \u0000 escape inside a string of the text, or NULL. cJSON decodes it into a NUL that ends the C
+ * string early, so "sir\u0000en" would silently become "sir": such a text is refused instead. */
+static const char *find_nul_escape(const char *p, const char *end) {
+    int in_string = 0;
+    for (; p < end; p++) {
+        if (*p == '"') {
+            in_string = !in_string;
+        } else if (in_string && *p == '\\') {
+            if (end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0) return p;
+            p++; /* the escaped character cannot close the string or start an escape */
+        }
+    }
+    return NULL;
+}
+
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* The characters cJSON's number parser collects before handing them to strtod. */
@@ -112,6 +127,13 @@ alertnet_status an_json_parse(an_json *doc, const char *text, size_t length, con
     if (!doc->root) /* on failure cJSON points `stop` at the error (its global error pointer is not used) */
         return an_fail(error, ALERTNET_ERROR_FORMAT, "%s is not valid JSON (near byte %lld)", what,
                        stop && stop >= text && stop <= text + length ? (long long)(stop - text) : -1LL);
+    const char *nul = find_nul_escape(text, stop);
+    if (nul) {
+        const long long at = (long long)(nul - text);
+        an_json_free(doc);
+        return an_fail(error, ALERTNET_ERROR_FORMAT, "%s holds a NUL character (\\u0000, near byte %lld), which "
+                       "would cut its string short", what, at);
+    }
     size_t literals = 0;
     for (const char *p = text; (p = find_number(p, stop)) != NULL; literals++) {
         int strict, integer;

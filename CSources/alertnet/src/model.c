@@ -105,6 +105,18 @@ static alertnet_status read_context(alertnet_model *m, alertnet_error *e) {
     return s;
 }
 
+/* A label is an identifier: 1 to ALERTNET_MAX_LABEL_LENGTH of a-z, 0-9 and _ (FORMAT.md). Hosts print labels,
+ * put them in TSV rows and hook environments; nothing a file names may be read by a terminal or a parser as
+ * anything but a name (no control characters, TAB, newline, quote or non-ASCII byte). */
+static int is_label(const char *label) {
+    size_t n = 0;
+    for (; label[n]; n++) {
+        const char c = label[n];
+        if (n == ALERTNET_MAX_LABEL_LENGTH || !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return 0;
+    }
+    return n > 0;
+}
+
 static alertnet_status read_labels(alertnet_model *m, alertnet_error *e) {
     alertnet_status s = metadata_json(m, "labels", &m->labels, e);
     if (s != ALERTNET_OK) return s;
@@ -112,9 +124,13 @@ static alertnet_status read_labels(alertnet_model *m, alertnet_error *e) {
     int n = cJSON_GetArraySize(labels);
     if (!cJSON_IsArray(labels) || n < 1 || n > MAX_LABELS)
         return an_fail(e, ALERTNET_ERROR_FORMAT, "labels must be an array of 1 to %d strings", MAX_LABELS);
-    for (const cJSON *a = labels->child; a; a = a->next) {
-        if (!cJSON_IsString(a) || a->valuestring[0] == '\0')
-            return an_fail(e, ALERTNET_ERROR_FORMAT, "labels must be non-empty strings");
+    int index = 0;
+    for (const cJSON *a = labels->child; a; a = a->next, index++) {
+        if (!cJSON_IsString(a))
+            return an_fail(e, ALERTNET_ERROR_FORMAT, "labels must be strings (label %d is not)", index);
+        if (!is_label(a->valuestring))
+            return an_fail(e, ALERTNET_ERROR_FORMAT, "label %d (\"%.40s\") must be 1 to %d characters of a-z, 0-9 "
+                           "and _", index, a->valuestring, ALERTNET_MAX_LABEL_LENGTH);
         for (const cJSON *b = a->next; b; b = b->next) {
             if (cJSON_IsString(b) && strcmp(a->valuestring, b->valuestring) == 0)
                 return an_fail(e, ALERTNET_ERROR_FORMAT, "label \"%.64s\" appears twice", a->valuestring);

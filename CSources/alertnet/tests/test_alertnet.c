@@ -246,6 +246,15 @@ static void expect_metadata_failures(const metadata_case *cases, size_t count) {
     }
 }
 
+/* The small model's bytes with one metadata value replaced (caller frees). */
+static unsigned char *small_model_with(const char *key, const char *value, size_t *size) {
+    model_builder *b = small_model();
+    builder_metadata(b, key, value);
+    unsigned char *bytes = builder_bytes(b, size);
+    builder_free(b);
+    return bytes;
+}
+
 static void test_metadata_errors(void) {
     static const metadata_case cases[] = {
         {"format", "gguf", "metadata format is \"gguf\", expected \"alertnet\""},
@@ -271,16 +280,62 @@ static void test_metadata_errors(void) {
     };
     expect_metadata_failures(cases, sizeof cases / sizeof cases[0]);
     /* a log_power spec changes the input width: n_fft 8 gives 5 bins, the small model's width */
-    model_builder *b = small_model();
-    builder_metadata(b, "features", "{\"kind\":\"log_power\",\"n_fft\":8}");
     size_t size;
-    unsigned char *bytes = builder_bytes(b, &size);
+    unsigned char *bytes = small_model_with("features", "{\"kind\":\"log_power\",\"n_fft\":8}", &size);
     alertnet_model *model;
     alertnet_error error;
     CHECK(alertnet_load_memory(bytes, size, &model, &error) == ALERTNET_OK, "log_power 5 bins: %s", error.message);
     alertnet_free(model);
     free(bytes);
-    builder_free(b);
+}
+
+/* Labels are identifiers, [a-z0-9_]{1,32} (FORMAT.md): whatever a file names is printed, written into TSV rows and
+ * hook environments, so a label that a terminal or a parser could read as anything but a name is refused, and a
+ * message quoting it shows its control bytes as \xNN. */
+static void test_label_rule(void) {
+    static const metadata_case cases[] = {
+        {"labels", "[\"Siren\",\"b\",\"c\"]", "label 0 (\"Siren\") must be 1 to 32 characters of a-z, 0-9 and _"},
+        {"labels", "[\"a\",\"car horn\",\"c\"]", "label 1 (\"car horn\") must be 1 to 32 characters"},
+        {"labels", "[\"a\",\"b\",\"\"]", "label 2 (\"\") must be 1 to 32 characters"},
+        {"labels", "[\"si\\tren\",\"b\",\"c\"]", "label 0 (\"si\\x09ren\") must be"},
+        {"labels", "[\"siren\\n\",\"b\",\"c\"]", "label 0 (\"siren\\x0A\") must be"},
+        {"labels", "[\"\\u001b[2J\\u001b]0;t\\u0007\",\"b\",\"c\"]", "label 0 (\"\\x1B[2J\\x1B]0;t\\x07\") must be"},
+        {"labels", "[\"\\u009b2J\",\"b\",\"c\"]", "label 0 (\"\\xC2\\x9B2J\") must be"},
+        {"labels", "[\"sir\xff\",\"b\",\"c\"]", "must be 1 to 32 characters of a-z, 0-9 and _"},
+        {"labels", "[\"caf\u00e9\",\"b\",\"c\"]", "must be 1 to 32 characters of a-z, 0-9 and _"},
+        {"labels", "[\"a\",\"b\",\"abcdefghijklmnopqrstuvwxyz0123456\"]", "label 2 (\"abcdefghijklmnopqrstuvwxyz0123456\")"},
+        {"labels", "[\"a\",7,\"c\"]", "labels must be strings (label 1 is not)"},
+        {"labels", "[\"sir\\u0000en\",\"b\",\"c\"]", "metadata \"labels\" holds a NUL character (\\u0000, near byte 5)"},
+    };
+    expect_metadata_failures(cases, sizeof cases / sizeof cases[0]);
+
+    /* 32 characters of the whole alphabet load */
+    size_t size;
+    unsigned char *bytes =
+        small_model_with("labels", "[\"abcdefghijklmnopqrstuvwxyz012345\",\"_\",\"car_horn_2\"]", &size);
+    alertnet_model *model;
+    alertnet_error error;
+    CHECK(alertnet_load_memory(bytes, size, &model, &error) == ALERTNET_OK, "32-character label: %s", error.message);
+    if (model) CHECK(strcmp(alertnet_label(model, 1), "_") == 0, "label 1 is \"_\"");
+    alertnet_free(model);
+
+    /* a NUL escaped in the header itself (not inside a metadata JSON text) would cut model_name short */
+    size_t changed_size;
+    unsigned char *changed = replace_in_header(bytes, size, "\"test model\"", "\"test\\u0000model\"", &changed_size);
+    CHECK(changed != NULL, "the builder writes model_name \"test model\"");
+    if (changed) expect_failure(changed, changed_size, ALERTNET_ERROR_FORMAT, "header holds a NUL character",
+                                "NUL escaped in model_name");
+    free(changed);
+    /* an escaped backslash before "u0000" is a backslash and text, not a NUL */
+    changed = replace_in_header(bytes, size, "\"test model\"", "\"test\\\\u0000model\"", &changed_size);
+    if (changed) {
+        CHECK(alertnet_load_memory(changed, changed_size, &model, &error) == ALERTNET_OK, "backslash u0000: %s",
+              error.message);
+        if (model) CHECK(strcmp(alertnet_metadata(model, "model_name"), "test\\u0000model") == 0, "name kept");
+        alertnet_free(model);
+    }
+    free(changed);
+    free(bytes);
 }
 
 /* Sizes, steps, offsets and geometry must be JSON integers, as json.loads gives tools/alertnet_ref.py a Python int:
@@ -736,6 +791,7 @@ int main(int argc, char **argv) {
     test_tensor_errors();
     test_graph_errors();
     test_metadata_errors();
+    test_label_rule();
     test_start_padding();
     test_integers_as_written();
     test_queries();

@@ -14,6 +14,8 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Localized
     case truncated(path: String, reason: String)
     /// A float file holds NaN or infinity; such samples would poison every feature after them.
     case nonFiniteSample(path: String, seconds: Double)
+    /// A finite sample beyond the magnitude the reader was asked to accept (`AudioFileReader`'s `largestMagnitude`).
+    case sampleOutOfRange(path: String, seconds: Double, value: Float, limit: Float)
     /// A request that cannot be met, such as a sample rate of zero.
     case invalidRequest(path: String, reason: String)
     case resampling(path: String, ResamplerError)
@@ -29,6 +31,9 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Localized
         case .truncated(let path, let reason): return "\(path): truncated or corrupt: \(reason)"
         case .nonFiniteSample(let path, let seconds):
             return "\(path): contains a NaN or infinite sample at \(String(format: "%.3f", seconds)) s"
+        case .sampleOutOfRange(let path, let seconds, let value, let limit):
+            return "\(path): sample \(value) at \(String(format: "%.3f", seconds)) s is beyond ±\(limit), the most "
+                + "this command can compute with (full scale is ±1)"
         case .invalidRequest(let path, let reason): return "\(path): \(reason)"
         case .resampling(let path, let error): return "\(path): \(error.description)"
         case .cannotWrite(let path, let reason): return "\(path): cannot write: \(reason)"

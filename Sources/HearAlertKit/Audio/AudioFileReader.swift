@@ -5,7 +5,8 @@ import Foundation
 /// through untouched). Memory is fixed at init by `blockFrames`, so a ten-hour recording streams in the same
 /// few hundred kilobytes as a ten-second one.
 ///
-/// Every sample returned is finite: a float file holding NaN or infinity is an error, not silently cleaned.
+/// Every sample returned is finite: a float file holding NaN or infinity is an error, not silently cleaned; so is
+/// one beyond `largestMagnitude`, for a consumer whose arithmetic has a range (the speech enhancer's).
 /// A file that ends before its header says, or fails to decode, is `AudioFileError.truncated`.
 /// Not for concurrent use; it may be handed from one thread to another.
 public final class AudioFileReader: @unchecked Sendable {
@@ -26,6 +27,7 @@ public final class AudioFileReader: @unchecked Sendable {
     private let file: SoundFile
     private let resampler: Resampler?
     private let blockFrames: Int
+    private let largestMagnitude: Float
     private let interleaved: UnsafeMutableBufferPointer<Float>  // blockFrames × channels, as decoded
     private let mono: UnsafeMutableBufferPointer<Float>         // blockFrames
     private let ready: UnsafeMutableBufferPointer<Float>        // resampled samples not yet handed out
@@ -35,8 +37,10 @@ public final class AudioFileReader: @unchecked Sendable {
     private var sourceFinished = false
     private var resamplerDrained = false
 
-    /// Opens `path` and prepares to deliver mono samples at `sampleRate`; throws `AudioFileError`.
-    public init(path: String, sampleRate: Int, blockFrames: Int = 4096) throws {
+    /// Opens `path` and prepares to deliver mono samples at `sampleRate`; throws `AudioFileError`, also for a
+    /// (mixed) sample whose magnitude exceeds `largestMagnitude`.
+    public init(path: String, sampleRate: Int, blockFrames: Int = 4096,
+                largestMagnitude: Float = .greatestFiniteMagnitude) throws {
         guard sampleRate >= 1 else {
             throw AudioFileError.invalidRequest(path: path, reason: "sample rate must be positive, got \(sampleRate)")
         }
@@ -47,6 +51,7 @@ public final class AudioFileReader: @unchecked Sendable {
         self.path = path
         self.sampleRate = sampleRate
         self.blockFrames = blockFrames
+        self.largestMagnitude = largestMagnitude
         sourceSampleRate = Int(file.info.samplerate)
         sourceChannels = Int(file.info.channels)
         sourceFrames = file.promisedFrames ?? 0
@@ -129,9 +134,12 @@ public final class AudioFileReader: @unchecked Sendable {
             var sum: Float = 0
             for channel in 0..<channels { sum += interleaved[frame * channels + channel] }
             let sample = channels == 1 ? sum : sum * scale
-            guard sample.isFinite else {
-                throw AudioFileError.nonFiniteSample(
-                    path: path, seconds: Double(framesDecoded + frame) / Double(sourceSampleRate))
+            // One comparison per sample: NaN and infinity fail it too, and are told apart only then.
+            guard abs(sample) <= largestMagnitude else {
+                let seconds = Double(framesDecoded + frame) / Double(sourceSampleRate)
+                throw sample.isFinite
+                    ? AudioFileError.sampleOutOfRange(path: path, seconds: seconds, value: sample, limit: largestMagnitude)
+                    : AudioFileError.nonFiniteSample(path: path, seconds: seconds)
             }
             mono[frame] = sample
         }
@@ -149,8 +157,10 @@ public final class AudioFileReader: @unchecked Sendable {
 /// Whole-file convenience over `AudioFileReader`, for short clips and tests.
 public enum AudioFile {
     /// Every sample of `path` as mono at `sampleRate`; holds the whole signal, so prefer the reader for long files.
-    public static func readAll(path: String, sampleRate: Int) throws -> [Float] {
-        let reader = try AudioFileReader(path: path, sampleRate: sampleRate)
+    public static func readAll(
+        path: String, sampleRate: Int, largestMagnitude: Float = .greatestFiniteMagnitude
+    ) throws -> [Float] {
+        let reader = try AudioFileReader(path: path, sampleRate: sampleRate, largestMagnitude: largestMagnitude)
         var samples = [Float]()
         samples.reserveCapacity(Int(reader.duration * Double(sampleRate)) + 64)
         var block = [Float](repeating: 0, count: 16_384)

@@ -66,6 +66,15 @@ public final class AlertModel {
                 throw AlertModelError.invalidModel("feature spec gives \(spec.binCount) bins, the network takes \(bins)")
             }
             featureSpec = spec
+            labels = try (0..<count).map { index in
+                // Invalid UTF-8 becomes U+FFFD here, which the rule refuses as it refuses any non-ASCII character.
+                let label = String(cString: alertnet_label(handle, Int32(index)))
+                guard AlertLabel.isValid(label) else {
+                    throw AlertModelError.invalidModel(
+                        "label \(index) (\"\(PrintableText.escaped(label))\") must be \(AlertLabel.rule)")
+                }
+                return label
+            }
         } catch let error as AlertModelError {
             alertnet_free(handle)
             throw error
@@ -75,7 +84,6 @@ public final class AlertModel {
         }
         self.handle = handle
         name = alertnet_metadata(handle, "model_name").map { String(cString: $0) } ?? ""
-        labels = (0..<count).map { String(cString: alertnet_label(handle, Int32($0))) }
         thresholds = (0..<count).map { alertnet_threshold(handle, Int32($0)) }
         contextFrames = Int(alertnet_context_frames(handle))
         decisionStep = Int(alertnet_decision_step(handle))
@@ -119,7 +127,10 @@ public final class AlertModel {
         _ = function(handle, window.baseAddress, probabilities.baseAddress)
     }
 
+    /// The C core's message, which may quote what the file holds: shown escaped (it escapes control bytes itself;
+    /// this also catches what it leaves, such as bidirectional overrides).
     private static func message(of error: alertnet_error) -> String {
-        withUnsafeBytes(of: error.message) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        PrintableText.escaped(
+            withUnsafeBytes(of: error.message) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) })
     }
 }

@@ -15,7 +15,8 @@ public enum AlertModelCheck {
         if let bad = probabilities.firstIndex(where: { !($0 >= 0 && $0 <= 1) }) {
             throw AlertModelError.invalidModel("output \(model.labels[bad]) is \(probabilities[bad]), not a probability")
         }
-        return "\(model.name): \(model.labels.count) labels (\(model.labels.joined(separator: ", "))), input "
+        // The name comes from the file: shown escaped, never interpreted (labels are identifiers by then).
+        return "\(PrintableText.escaped(model.name)): \(model.labels.count) labels (\(model.labels.joined(separator: ", "))), input "
             + "\(model.contextFrames)x\(model.featureSpec.binCount), \(model.parameterCount) parameters"
     }
 }

@@ -14,14 +14,16 @@ public struct AlertModelReport: Sendable {
     }
 
     static func describe(_ model: AlertModel, path: String, fileSize: Int?) -> String {
+        // Names and free text come from the file (or the command line): shown escaped, never interpreted.
+        let shown = PrintableText.escaped
         let spec = model.featureSpec
         var lines = [
-            "model       \(model.name)",
-            "file        \(path)" + (fileSize.map { " (\(group($0)) bytes)" } ?? ""),
-            "trained on  \(model.metadata("trained_on") ?? "")",
+            "model       \(shown(model.name))",
+            "file        \(shown(path))" + (fileSize.map { " (\(group($0)) bytes)" } ?? ""),
+            "trained on  \(shown(model.metadata("trained_on") ?? ""))",
         ]
-        if let description = model.metadata("description") { lines.append("description \(description)") }
-        lines.append("labels      " + zip(model.labels, model.thresholds).map { "\($0) (threshold \(format($1, 2)))" }
+        if let description = model.metadata("description") { lines.append("description \(shown(description))") }
+        lines.append("labels      " + zip(model.labels, model.thresholds).map { "\(shown($0)) (threshold \(format($1, 2)))" }
             .joined(separator: ", "))
         lines.append("features    \(summary(of: spec))")
         let seconds = Double(model.contextFrames * spec.hopLength) / Double(spec.sampleRate)
@@ -34,7 +36,7 @@ public struct AlertModelReport: Sendable {
             lines.append("start pad   \(model.startPadding) copies of the first frame: first decision after "
                 + "\(firstFrames) frames (\(format(first, 2)) s of audio)")
         }
-        if let tracker = model.metadata("tracker") { lines.append("tracker     \(tracker)") }
+        if let tracker = model.metadata("tracker") { lines.append("tracker     \(shown(tracker))") }
         lines.append("layers")
         for (index, layer) in model.layers.enumerated() {
             let shape = "[" + layer.outputShape.map(String.init).joined(separator: ", ") + "]"

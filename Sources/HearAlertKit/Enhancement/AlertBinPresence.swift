@@ -40,7 +40,9 @@ final class AlertBinPresence {
         precondition(power.count == binCount && noise.count == binCount)
         let memory: Float = isFollowing ? smoothing : 0
         isFollowing = true
-        func ratio(_ bin: Int) -> Float { power[bin] / max(noise[bin], NoisePowerTracker.smallestPower) }
+        func ratio(_ bin: Int) -> Float {
+            min(power[bin] / max(noise[bin], NoisePowerTracker.smallestPower), NoisePowerTracker.largestRatio)
+        }
         // Each ratio once; the edge bins count themselves as their missing neighbour.
         var below = ratio(0)
         var current = below

@@ -60,6 +60,12 @@ final class NoisePowerTracker {
     /// A floor for the estimate so that digital silence never leads to a division by zero downstream.
     static let smallestPower: Float = 1e-12
 
+    /// A ceiling for every power-to-noise ratio downstream (+100 dB): far above any at which a gain still
+    /// changes in 32-bit floats (one above about 10⁸ already gives exactly 1), yet it keeps a loud frame over
+    /// the floor (a ratio that overflows to infinity) out of the arithmetic, where ∞/∞ would make every later
+    /// frame NaN.
+    static let largestRatio: Float = 1e10
+
     /// The current noise power per bin, in the units of the power spectra passed to `update`.
     var noisePower: UnsafeBufferPointer<Float> { UnsafeBufferPointer(noise) }
 

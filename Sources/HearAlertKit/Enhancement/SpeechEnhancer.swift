@@ -30,6 +30,13 @@ public final class SpeechEnhancer {
     private let partialFrames: Int
     private var partialFramesLeft: Int
 
+    /// The largest input magnitude the enhancer computes with (full scale is 1). Its arithmetic is 32-bit float,
+    /// and a frame's power spectrum grows with the square of the FFT size times the peak sample: at 10¹⁵ and
+    /// FFTs of up to 4096 points it stays below 2·10³⁷, inside `Float`'s 3.4·10³⁸, while far louder samples
+    /// would overflow to infinity and then NaN. Files are read with this limit (`AudioFileReader`); a live
+    /// device delivers at most full scale.
+    public static let largestInputMagnitude: Float = 1e15
+
     /// Samples taken and returned by each `process` call (4 ms in the low-latency mode, 8 ms otherwise).
     public var hopLength: Int { stft.hopLength }
 

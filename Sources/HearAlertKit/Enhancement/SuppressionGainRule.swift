@@ -18,8 +18,9 @@ import Foundation
 ///
 /// Â² is the MMSE estimate of the clean power under the Gaussian model, E{|X|² | Y}; it is kept free of α and
 /// the floor so that over-subtraction does not feed back into ξ and compound (measured: with the applied gain
-/// in the recursion, every step of α cost STOI). ξmin = −25 dB (Cappé's lower bound on ξ); a and α's range
-/// depend on the mode (`Tuning`).
+/// in the recursion, every step of α cost STOI). ξmin = −25 dB (Cappé's lower bound on ξ), and ξ is capped at
+/// +100 dB (`NoisePowerTracker.largestRatio`) only so that a frame far above the noise floor cannot overflow
+/// into ∞/∞; a and α's range depend on the mode (`Tuning`).
 ///
 /// `strength` s scales the rule: α's maximum is 1 + (αfull − 1)·s and the floor Gmin is −30·s dB, so s = 0 is
 /// an exact pass-through. Berouti's own maximum (4.75) is meant for subtracting from the raw periodogram; on
@@ -99,8 +100,9 @@ final class SuppressionGainRule {
             let noisePower = max(noise[bin], NoisePowerTracker.smallestPower)
             let posterioriSNR = power[bin] / noisePower
             let measured = max(posterioriSNR - 1, 0)
-            let prioriSNR = max(
-                memory * previousCleanPower[bin] / noisePower + (1 - memory) * measured, minimumPrioriSNR)
+            let prioriSNR = min(max(
+                memory * previousCleanPower[bin] / noisePower + (1 - memory) * measured, minimumPrioriSNR),
+                NoisePowerTracker.largestRatio)
             var gain = max(1 - overSubtraction(prioriSNR: prioriSNR) / (1 + prioriSNR), floorGain)
             if alertActive { gain = alertPresence.carriesAlert(bin) ? 1 : max(gain, alertGainLimit) }
             gains[bin] = gain

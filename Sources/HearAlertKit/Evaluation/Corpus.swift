@@ -54,12 +54,17 @@ public struct CorpusFile: Sendable, Equatable {
     public let events: [SoundEvent]
     /// Signal-to-noise ratios the generator recorded, when it did.
     public let snr: RecordedSNR
+    /// Its line in `files.tsv`, so a problem found later with its audio names the line, as the reader's own
+    /// messages do; nil for a corpus built in code.
+    public let line: Int?
 
-    public init(name: String, duration: Double, events: [SoundEvent], snr: RecordedSNR = RecordedSNR()) {
+    public init(name: String, duration: Double, events: [SoundEvent], snr: RecordedSNR = RecordedSNR(),
+                line: Int? = nil) {
         self.name = name
         self.duration = duration
         self.events = events
         self.snr = snr
+        self.line = line
     }
 }
 

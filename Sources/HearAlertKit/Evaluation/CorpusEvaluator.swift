@@ -64,7 +64,7 @@ public struct CorpusEvaluator: Sendable {
         while let index = state.withLock({ $0.takeNextFile() }) {
             let file = corpus.files[index]
             do {
-                try checkDuration(of: file)
+                try checkAudio(of: file)
                 let detection = try detector.detect(path: corpus.audioPath(of: file))
                 let enhancementScore = try enhancement?.score(file, in: corpus, alertActivity: detection.alertActivity)
                 state.withLock { state in
@@ -83,13 +83,19 @@ public struct CorpusEvaluator: Sendable {
 }
 
 extension CorpusEvaluator {
-    /// The audio must last as long as `files.tsv` says, or the annotations and the alert-free time are wrong.
-    func checkDuration(of file: CorpusFile) throws {
+    /// The audio must be at `corpus.json`'s sample rate, and last as long as `files.tsv` says, or the annotations
+    /// and the alert-free time are wrong; a mismatch names the file's line in `files.tsv`.
+    func checkAudio(of file: CorpusFile) throws {
         let path = corpus.audioPath(of: file)
         let reader = try AudioFileReader(path: path, sampleRate: corpus.sampleRate)
+        guard reader.sourceSampleRate == corpus.sampleRate else {
+            throw TextFileError(file: corpus.path("files.tsv"), line: file.line,
+                                "\(path) is at \(reader.sourceSampleRate) Hz but corpus.json's sample_rate is "
+                                + "\(corpus.sampleRate)")
+        }
         guard abs(reader.duration - file.duration) <= settings.durationTolerance else {
-            throw TextFileError(file: corpus.path("files.tsv"),
-                              "\"\(file.name)\" is listed as \(file.duration) s but \(path) lasts \(reader.duration) s")
+            throw TextFileError(file: corpus.path("files.tsv"), line: file.line,
+                                "\"\(file.name)\" is listed as \(file.duration) s but \(path) lasts \(reader.duration) s")
         }
     }
 }

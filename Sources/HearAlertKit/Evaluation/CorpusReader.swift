@@ -26,7 +26,7 @@ extension Corpus {
         }
         let files = listing.entries.map { entry in
             CorpusFile(name: entry.name, duration: entry.duration, events: events[entry.name] ?? [],
-                       snr: snrs[entry.name] ?? RecordedSNR())
+                       snr: snrs[entry.name] ?? RecordedSNR(), line: entry.line)
         }
         return Corpus(directory: directory, sampleRate: description.sampleRate, labels: description.labels,
                       files: files, hasCleanSpeech: hasClean, hasAlertStems: hasAlerts)
@@ -136,7 +136,10 @@ private struct CorpusReader {
     // MARK: files.tsv
 
     struct FileListing {
-        var entries: [(name: String, duration: Double)] = []
+        /// One row: the file's name, its listed duration and its line in `files.tsv`.
+        typealias Entry = (name: String, duration: Double, line: Int)
+
+        var entries: [Entry] = []
         /// Name → position in `entries`.
         var index: [String: Int] = [:]
     }
@@ -155,7 +158,7 @@ private struct CorpusReader {
             if let earlier = lineOf[name] { throw table.error(row, "\"\(name)\" is already listed on line \(earlier)") }
             lineOf[name] = row.line
             listing.index[name] = listing.entries.count
-            listing.entries.append((name, duration))
+            listing.entries.append((name, duration, row.line))
         }
         return listing
     }
@@ -168,11 +171,11 @@ private struct CorpusReader {
         }
     }
 
-    func requireAudio(_ entry: (name: String, duration: Double), in folder: String) throws {
+    func requireAudio(_ entry: FileListing.Entry, in folder: String) throws {
         var isDirectory: ObjCBool = false
         let audio = path(folder + "/" + entry.name)
         guard FileManager.default.fileExists(atPath: audio, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw TextFileError(file: path("files.tsv"), "\"\(entry.name)\" has no audio file at \(audio)")
+            throw TextFileError(file: path("files.tsv"), line: entry.line, "\"\(entry.name)\" has no audio file at \(audio)")
         }
     }
 

@@ -29,7 +29,8 @@ public final class FileEnhancementScorer {
         -> FileEnhancementScore
     {
         let mixturePath = corpus.audioPath(of: file)
-        let mixture = try AudioFile.readAll(path: mixturePath, sampleRate: sampleRate)
+        let mixture = try AudioFile.readAll(path: mixturePath, sampleRate: sampleRate,
+                                            largestMagnitude: SpeechEnhancer.largestInputMagnitude)
         var target = try readAligned(corpus.cleanPath(of: file), length: mixture.count, mixturePath: mixturePath)
         let output = enhance(mixture, alertActivity: alertActivity)
         var retained: Double?

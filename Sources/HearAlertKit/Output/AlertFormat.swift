@@ -40,7 +40,8 @@ public enum AlertLineFormatter {
     /// A line for people: `09:00:01  ALERT  siren  (score 0.93, at 1.52 s)  default`.
     public static func textLine(_ report: AlertReport, colour: Bool) -> String {
         let clock = report.time.formatted(Date.ISO8601FormatStyle(timeZone: .current).time(includingFractionalSeconds: false))
-        let label = report.message.label.replacingOccurrences(of: "_", with: " ")
+        // Labels are identifiers (the loader refuses others); the device name may be anything: both escaped.
+        let label = PrintableText.escaped(report.message.label.replacingOccurrences(of: "_", with: " "))
         let body: String
         let style: String
         switch report.message {
@@ -52,14 +53,14 @@ public enum AlertLineFormatter {
                 + "\(format(event.duration, 1)) s, peak \(format(Double(event.peakScore), 2)))"
             style = "\u{1B}[2m"
         }
-        let line = "\(clock)  \(body)  \(report.source)"
+        let line = "\(clock)  \(body)  \(PrintableText.escaped(report.source))"
         return colour ? style + line + "\u{1B}[0m" : line
     }
 
     /// One finished event for people: `clip.wav  siren  1.02–3.05 s  (peak 0.99, announced at 1.31 s)`.
     public static func eventLine(filename: String, event: AlertEvent, colour: Bool) -> String {
-        let label = event.label.replacingOccurrences(of: "_", with: " ")
-        let line = "\(filename)  \(label)  \(format(event.onset, 2))–\(format(event.offset, 2)) s  "
+        let label = PrintableText.escaped(event.label.replacingOccurrences(of: "_", with: " "))
+        let line = "\(PrintableText.escaped(filename))  \(label)  \(format(event.onset, 2))–\(format(event.offset, 2)) s  "
             + "(peak \(format(Double(event.peakScore), 2)), announced at \(format(event.detectedAt, 2)) s)"
         return colour ? "\u{1B}[1m" + line + "\u{1B}[0m" : line
     }

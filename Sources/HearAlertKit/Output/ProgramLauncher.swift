@@ -28,12 +28,19 @@ public final class ProgramLauncher: Sendable {
         self.diagnostics = diagnostics
     }
 
-    /// Whether `launch` would find `program`: an executable file at that path if it contains a `/`, else on
-    /// `PATH` (as `posix_spawnp` searches). Lets a listener refuse a mistyped hook at start, not at the first alert.
+    /// Whether `launch` would find `program`: an executable file (not a directory, whose search permission
+    /// looks like an execute bit) at that path if it contains a `/`, else on `PATH` (as `posix_spawnp` searches).
+    /// Lets a listener refuse a mistyped hook at start, not at the first alert.
     public static func canRun(_ program: String) -> Bool {
-        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) }
+        if program.contains("/") { return isExecutableFile(program) }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+        return path.split(separator: ":").contains { isExecutableFile("\($0)/\(program)") }
+    }
+
+    private static func isExecutableFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && FileManager.default.isExecutableFile(atPath: path)
     }
 
     /// How many launched programs have not exited yet.

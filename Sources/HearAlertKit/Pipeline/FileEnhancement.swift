@@ -44,7 +44,8 @@ public enum FileEnhancement {
         let enhancer: SpeechEnhancer
         let writer: AudioFileWriter
         do {
-            file = try FileRun(path: inputPath, sampleRate: detector?.expectedSampleRate)
+            file = try FileRun(path: inputPath, sampleRate: detector?.expectedSampleRate,
+                               largestMagnitude: SpeechEnhancer.largestInputMagnitude)
             enhancer = try SpeechEnhancer(configuration: configuration, sampleRate: file.sampleRate)
             writer = try AudioFileWriter(output: output, sampleRate: file.sampleRate, encoding: encoding)
         } catch {

@@ -29,10 +29,10 @@ public final class FileRun {
     private let reader: AudioFileReader
 
     /// Opens `path`, to be run at `sampleRate` (a detector's rate), or at its own rate when nil; throws
-    /// `AudioFileError`.
-    public init(path: String, sampleRate: Int? = nil) throws {
+    /// `AudioFileError`, also for a sample beyond `largestMagnitude` (the enhancer's range, when enhancing).
+    public init(path: String, sampleRate: Int? = nil, largestMagnitude: Float = .greatestFiniteMagnitude) throws {
         let rate = try sampleRate ?? AudioFileReader(path: path, sampleRate: 16_000).sourceSampleRate
-        reader = try AudioFileReader(path: path, sampleRate: rate)
+        reader = try AudioFileReader(path: path, sampleRate: rate, largestMagnitude: largestMagnitude)
         self.path = path
         self.sampleRate = rate
         duration = reader.duration

@@ -6,8 +6,13 @@ public struct ListenConfiguration: Sendable, Equatable {
     public var playbackDevice: String?
     /// Period length in seconds (ALSA wakes us this often); nil picks `effectivePeriodSeconds`.
     public var periodSeconds: Double?
-    /// Stop after this many seconds of audio (like `arecord -d`); nil listens until stopped.
+    /// Stop after this many seconds of audio (like `arecord -d`), at most `longestDuration`; nil listens until
+    /// stopped.
     public var maxDuration: Double?
+
+    /// The longest `maxDuration` (a billion seconds, about 32 years): far beyond any run, yet its sample count
+    /// at any rate stays far inside `Int`, so no conversion can trap. Longer means "until stopped": leave it nil.
+    public static let longestDuration = 1e9
     /// Ask for real-time (`SCHED_FIFO`) priority for the audio threads where permitted (see `RealtimeScheduling`);
     /// always on for listening, off only for tests that run listeners inside the test process.
     package var realtimeScheduling = true
@@ -28,6 +33,13 @@ public struct ListenConfiguration: Sendable, Equatable {
         self.init(captureDevice: captureDevice, playbackDevice: playbackDevice, periodSeconds: periodSeconds,
                   maxDuration: maxDuration)
         self.realtimeScheduling = realtimeScheduling
+    }
+
+    /// The number of samples at `sampleRate` after which to stop: `maxDuration` rounded to whole samples, or
+    /// `Int.max` (until stopped) for none, or for a value beyond `longestDuration` or not a number.
+    public func sampleLimit(sampleRate: Int) -> Int {
+        guard let maxDuration, maxDuration <= Self.longestDuration else { return .max }
+        return max(0, Int((maxDuration * Double(sampleRate)).rounded()))
     }
 
     /// The period used: 10 ms when only detecting (alerts need no finer timing, and fewer wake-ups cost less),

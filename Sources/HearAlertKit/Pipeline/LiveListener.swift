@@ -115,8 +115,7 @@ public final class LiveListener: Sendable {
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
         block.initialize(repeating: 0)
         defer { block.deallocate() }
-        let sampleRate = Double(detector.expectedSampleRate)
-        let sampleLimit = configuration.maxDuration.map { Int(($0 * sampleRate).rounded()) } ?? .max
+        let sampleLimit = configuration.sampleLimit(sampleRate: detector.expectedSampleRate)
         var samplesTaken = 0
         var processor = PeriodProcessor(detector: detector, restarts: capture.restarts, feed: feed)
         while !isStopRequested && samplesTaken < sampleLimit {

@@ -102,10 +102,10 @@ import Testing
         Breakage(name: "escaping path", expected: "files.tsv:4: filename \"../c.wav\" must be a relative path") {
             $0.files = $0.files.replacingOccurrences(of: "c.wav", with: "../c.wav")
         },
-        Breakage(name: "missing audio", expected: "files.tsv: \"c.wav\" has no audio file") {
+        Breakage(name: "missing audio", expected: "files.tsv:4: \"c.wav\" has no audio file") {
             $0.audio = ["a.wav", "b.wav"]
         },
-        Breakage(name: "missing clean counterpart", expected: "files.tsv: \"b.wav\" has no audio file at") {
+        Breakage(name: "missing clean counterpart", expected: "files.tsv:3: \"b.wav\" has no audio file at") {
             $0.clean = ["a.wav", "c.wav"]
         },
         Breakage(name: "annotations header", expected: "annotations.tsv:1: header must be exactly") {

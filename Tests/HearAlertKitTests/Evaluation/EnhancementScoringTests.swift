@@ -105,22 +105,37 @@ import Testing
         #expect(throws: TextFileError.self) { try scorer.score(corpus.files[0], in: corpus, alertActivity: []) }
     }
 
-    @Test func aDurationThatDisagreesWithFilesTSVStopsTheRun() throws {
+    /// A one-file corpus whose audio (16 kHz) lasts `seconds` and whose files.tsv lists it (line 2) as 2.0 s.
+    static func evaluationFailure(seconds: Int, sampleRate: Int = 16000) throws -> TextFileError? {
         var layout = TemporaryCorpus()
-        layout.description = #"{"format": "hearalert-corpus", "version": 1, "sample_rate": 16000, "labels": ["siren"]}"#
+        layout.description = """
+            {"format": "hearalert-corpus", "version": 1, "sample_rate": \(sampleRate), "labels": ["siren"]}
+            """
         layout.files = "filename\tduration\nm.wav\t2.0\n"
         layout.annotations = "filename\tonset\toffset\tevent_label\n"
         layout.audio = ["m.wav"]
-        layout.signal = { _, _ in [Float](repeating: 0, count: 16000) }
+        layout.signal = { _, _ in [Float](repeating: 0, count: seconds * 16000) }
         let directory = try layout.write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let corpus = try Corpus.load(directory: directory)
         do {
             _ = try CorpusEvaluator(corpus: corpus).run(model: "none", makeDetector: { NoDetections() })
-            Issue.record("a 1 s file listed as 2 s was accepted")
+            return nil
         } catch let error as TextFileError {
-            #expect(error.description.contains("files.tsv: \"m.wav\" is listed as 2.0 s but"), "\(error)")
+            return error
         }
+    }
+
+    @Test func aDurationThatDisagreesWithFilesTSVStopsTheRunNamingItsLine() throws {
+        let error = try Self.evaluationFailure(seconds: 1)
+        #expect(error?.description.contains("files.tsv:2: \"m.wav\" is listed as 2.0 s but") == true, "\(String(describing: error))")
+    }
+
+    @Test func audioAtAnotherRateThanCorpusJSONSaysStopsTheRunNamingItsLine() throws {
+        let error = try Self.evaluationFailure(seconds: 2, sampleRate: 8000)
+        #expect(error?.line == 2)
+        #expect(error?.description.hasSuffix("/audio/m.wav is at 16000 Hz but corpus.json's sample_rate is 8000") == true,
+                "\(String(describing: error))")
     }
 }
 

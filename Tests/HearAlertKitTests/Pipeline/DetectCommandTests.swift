@@ -101,8 +101,8 @@ import Testing
         try FileManager.default.copyItem(atPath: ListenEndToEndTests.binary, toPath: copy.path)
         let result = try runHearAlert(["detect", Self.clip], in: directory, binary: copy.path)
         #expect(result.status == 1)
-        #expect(result.stderr == "Error: cannot open models/default.safetensors: No such file or directory "
-            + "(give one with --model FILE or $HEARALERT_MODEL)\n")
+        #expect(result.stderr == "Error: no bundled model found (looked for models/default.safetensors); "
+            + "give one with --model FILE or $HEARALERT_MODEL\n")
     }
 
     @Test func anUnknownLabelInAThresholdIsRejected() throws {

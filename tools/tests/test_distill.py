@@ -1,0 +1,98 @@
+"""Distillation from the teacher: target alignment, the sampler's windows and targets, hard-negative mining, and
+a few training steps with --distill on tiny real-like audio (the teacher run for real)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+
+import make_corpus
+import train
+import yamnet
+from corpus_format import read_corpus
+from hearalert_corpus.mixing import MixSettings
+from hearalert_train.data import ClipFeatures, Geometry
+from hearalert_train.distill import DistillSampler, aligned, teacher_scores
+
+SPEC = dict(train.model_spec(), normalization={"mean": [0.0] * 64, "std": [1.0] * 64})
+GEOMETRY = Geometry.of(SPEC, frames=48, step=6)
+
+
+def test_teacher_scores_are_interpolated_at_the_student_window_ends() -> None:
+    # Teacher windows (15600 samples every 7680) end at 0.975, 1.455, 1.935 s; label 0 scores 0, 1, 0.5 there and
+    # label 1 scores 1, 1, 1.
+    scores = np.array([[0.0, 1.0], [1.0, 1.0], [0.5, 1.0]], dtype=np.float32)
+    out = aligned(scores, np.array([0.5, 0.975, 1.215, 1.455, 1.695, 5.0]))
+    np.testing.assert_allclose(out[:, 0], [0.0, 0.0, 0.5, 1.0, 0.75, 0.5], atol=1e-6)
+    np.testing.assert_allclose(out[:, 1], 1.0)
+
+
+def _clip(frames: int) -> ClipFeatures:
+    """Features whose every band holds 1000 x the frame index: a window's first frame can be read back."""
+    x = np.repeat((1000.0 * np.arange(frames, dtype=np.float32))[:, None], 64, axis=1)
+    return ClipFeatures("c.wav", x, x, None, [], None)
+
+
+def test_each_window_gets_the_teacher_score_at_its_own_end() -> None:
+    clip = _clip(400)
+    scores = np.linspace(0, 1, 12, dtype=np.float32)[:, None].repeat(6, axis=1)  # rising teacher scores
+    sampler = DistillSampler([clip], [scores], GEOMETRY, SPEC, np.random.default_rng(1))
+    windows, targets = sampler.batch(64)
+    assert windows.shape == (64, 48, 64) and targets.shape == (64, 6)
+    ends = np.arange(len(scores)) * 0.48 + 0.975
+    for window, target in zip(windows, targets):
+        first = int(round(window[0, 0] / 1000))  # the level change moves features by at most 15 dB
+        end = (first * GEOMETRY.hop + GEOMETRY.window_samples) / GEOMETRY.sample_rate
+        assert target[0] == pytest.approx(np.interp(end, ends, scores[:, 0]), abs=1e-5)
+
+
+class _FiresLate(torch.nn.Module):
+    """A stand-in student: fires on windows starting after frame 200, on every label."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        first = x[:, 0, 0, 0] / 1000
+        return (first > 200).float()[:, None].repeat(1, 6)
+
+
+def test_mining_keeps_windows_the_student_fires_on_and_the_teacher_does_not() -> None:
+    clip = _clip(600)
+    teacher = np.zeros((20, 6), dtype=np.float32)
+    teacher[12:] = 0.9  # the teacher hears something from about 6 s on
+    sampler = DistillSampler([clip], [teacher], GEOMETRY, SPEC, np.random.default_rng(2), hard_fraction=1.0)
+    pool = sampler.mine(_FiresLate(), candidates=2000)
+    assert pool > 50
+    firsts = np.array([first for _, first in sampler.hard])
+    ends = (firsts * GEOMETRY.hop + GEOMETRY.window_samples) / GEOMETRY.sample_rate
+    assert firsts.min() > 200
+    assert np.interp(ends, np.arange(20) * 0.48 + 0.975, teacher[:, 0]).max() < 0.2
+    windows, _ = sampler.batch(32)  # hard_fraction 1: every window comes from the pool
+    assert all(int(round(w[0, 0] / 1000)) in set(firsts) for w in windows)
+
+
+def test_a_few_distillation_steps_on_tiny_audio(tmp_path: Path) -> None:
+    settings = MixSettings(clip_seconds=4.0, alert_free_fraction=0.2)
+    make_corpus.generate(tmp_path / "train", "train", 5, 4, settings, workers=1, rooms=2, progress=False)
+    make_corpus.generate(tmp_path / "val", "val", 5, 3, settings, workers=1, rooms=2, progress=False)
+    make_corpus.generate(tmp_path / "free", "val", 7, 2, MixSettings(clip_seconds=4.0, alert_free_fraction=1.0),
+                         workers=1, rooms=2, progress=False)
+    out = tmp_path / "model.safetensors"
+    args = train.parse_args(["--train", str(tmp_path / "train"), "--val", str(tmp_path / "val"), "--out", str(out),
+                             "--distill", str(tmp_path / "free"), "--distill-fraction", "0.5", "--steps", "4",
+                             "--eval-every", "2", "--batch", "8", "--no-tune", "--select-fa-weight", "0.01",
+                             "--cache", str(tmp_path / "cache"), "--report", str(tmp_path / "report.json")])
+    _, _, reports = train.train(args)
+    assert reports["distill"] == [str(tmp_path / "free")] and reports["select_fa_weight"] == 0.01
+    assert out.exists() and json.loads((tmp_path / "report.json").read_text())["distill_fraction"] == 0.5
+    # The teacher's scores were cached, and are what the teacher says of that audio.
+    free = read_corpus(tmp_path / "free")
+    cached = teacher_scores(free, tmp_path / "cache")
+    assert len(list((tmp_path / "cache").glob("teacher-*.npz"))) == 1
+    name = free.files[0].filename
+    wave, rate = sf.read(str(free.audio_path(name)), dtype="float32")
+    assert rate == 16000
+    np.testing.assert_allclose(cached[name], yamnet.Teacher.load().label_scores(wave), atol=1e-5)
