@@ -188,9 +188,11 @@ final class TrackerStage: ProbeStage {
     private var ended = 0
 
     init(audio: ProbeAudio) throws {
+        var tuning = TrackerSettings.Partial()
+        (tuning.smoothingFrames, tuning.offRatio, tuning.minDuration) = (3, 0.5, 0.1)
+        (tuning.mergeGap, tuning.cooldown, tuning.onsetRiseRatio) = (0.2, 0.1, 0.5)
         tracker = EventTracker(settings: try TrackerSettings(
-            labels: Self.labels, thresholds: Array(repeating: 0.5, count: Self.labels.count), smoothingFrames: 3,
-            offRatio: 0.5, minDuration: 0.1, mergeGap: 0.2, cooldown: 0.1, onsetRiseRatio: 0.5))
+            labels: Self.labels, thresholds: Array(repeating: 0.5, count: Self.labels.count), tuning: tuning))
         scores.initialize(repeating: 0)
     }
 
