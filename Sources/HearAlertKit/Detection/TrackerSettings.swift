@@ -125,21 +125,6 @@ public struct TrackerSettings: Sendable, Equatable {
         /// `TrackerSettings.onsetRiseLookback`, or unset.
         public var onsetRiseLookback: Double?
 
-        enum CodingKeys: String, CodingKey, CaseIterable {
-            case smoothingFrames = "smoothing_frames"
-            case offRatio = "off_ratio"
-            case minDuration = "min_duration"
-            case mergeGap = "merge_gap"
-            case cooldown
-            case onsetLag = "onset_lag"
-            case onsetRiseRatio = "onset_rise_ratio"
-            case onsetRiseLookback = "onset_rise_lookback"
-        }
-
-        /// Keys that must hold JSON integers (`3`, never `3.0` or `true`), as tools/hearalert_train/tracker.py
-        /// requires: `JSONDecoder` alone would read `3.0` as 3.
-        static let integerKeys: [CodingKeys] = [.smoothingFrames]
-
         /// What a model without `tracker` metadata gets, and any knob neither it nor the command line sets. The 1 s
         /// merge gap is the corpus convention (CORPUS.md); the 1 s rise lookback is what every model before the key
         /// existed used. Onset lag and onset rise stay off.
@@ -179,6 +164,22 @@ public struct TrackerSettings: Sendable, Equatable {
 }
 
 extension TrackerSettings.Partial {
+    /// The metadata's keys: the research side's names for the knobs.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case smoothingFrames = "smoothing_frames"
+        case offRatio = "off_ratio"
+        case minDuration = "min_duration"
+        case mergeGap = "merge_gap"
+        case cooldown
+        case onsetLag = "onset_lag"
+        case onsetRiseRatio = "onset_rise_ratio"
+        case onsetRiseLookback = "onset_rise_lookback"
+    }
+
+    /// Keys that must hold JSON integers (`3`, never `3.0` or `true`), as tools/hearalert_train/tracker.py
+    /// requires: `JSONDecoder` alone would read `3.0` as 3.
+    static let integerKeys: [CodingKeys] = [.smoothingFrames]
+
     /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored, and a
     /// count written as `3.0` is refused, as the research mirror refuses it.
     public init(trackerMetadata json: String) throws(TrackerSettingsError) {
