@@ -14,7 +14,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // MARK: - Public API
@@ -24,7 +23,6 @@ let package = Package(
             name: "HearAlertKit",
             dependencies: [
                 "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
-                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Enhancement/README.md", "Evaluation/README.md", "Formats/README.md"]
         ),
@@ -35,7 +33,6 @@ let package = Package(
             dependencies: [
                 "HearAlertKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -64,6 +61,12 @@ let package = Package(
 
         // MARK: - Tests
 
+        /// The real-time path's allocation-freedom, checked under valgrind by tools/tests/test_realtime_allocations.py:
+        /// each real-time component, and the listener's own per-period code, fed frames after a warm-up.
+        .executableTarget(
+            name: "hearalert-realtime-probe",
+            dependencies: ["HearAlertKit"]
+        ),
         .testTarget(
             name: "HearAlertKitTests",
             dependencies: ["HearAlertKit"],

@@ -8,7 +8,6 @@ let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("evaluation", EvaluationBenchmark.run),
     ("features", FeatureBenchmark.run),
     ("inference", InferenceBenchmark.run),
-    ("realtime-probe", RealtimeProbe.run),
     ("detection", DetectionBenchmark.run),
     ("enhancer", EnhancementBenchmark.run),
 ]

@@ -57,7 +57,7 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional,
             help: ArgumentHelp("How far before the threshold crossing (seconds > 0) a rise may stamp the onset "
                                + "(with an onset rise ratio). Default: the model's onset_rise_lookback, else "
-                               + "\(TrackerSettings.defaultOnsetRiseLookback).", valueName: "S"))
+                               + "\(TrackerSettings.Partial.fallback.onsetRiseLookback!).", valueName: "S"))
     var onsetRiseLookback: Double?
 
     /// Checks the `--threshold` syntax while parsing, so a typo is reported with this command's usage.
@@ -90,11 +90,22 @@ struct DetectionOptions: ParsableArguments {
         let model = try modelPath()
         let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
         let (every, byLabel) = try parsedThresholds()
-        let overrides = TrackerOverrides(everyThreshold: every, thresholds: byLabel, smoothingFrames: smoothing,
-                                         offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap,
-                                         cooldown: cooldown, onsetLag: onsetLag,
-                                         onsetRiseRatio: onsetRiseRatio, onsetRiseLookback: onsetRiseLookback)
+        let overrides = TrackerOverrides(everyThreshold: every, thresholds: byLabel, tuning: tuning)
         return (loaded, try TrackerSettings(model: loaded, overrides: overrides))
+    }
+
+    /// The knobs these flags set; the model (or the fallback) decides the others.
+    private var tuning: TrackerSettings.Partial {
+        var tuning = TrackerSettings.Partial()
+        tuning.smoothingFrames = smoothing
+        tuning.offRatio = offRatio
+        tuning.minDuration = minDuration
+        tuning.mergeGap = mergeGap
+        tuning.cooldown = cooldown
+        tuning.onsetLag = onsetLag
+        tuning.onsetRiseRatio = onsetRiseRatio
+        tuning.onsetRiseLookback = onsetRiseLookback
+        return tuning
     }
 
     /// `--threshold` values: the last bare `P` (every label) and the `LABEL=P` ones.

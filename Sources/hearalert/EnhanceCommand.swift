@@ -13,7 +13,10 @@ struct EnhanceCommand: ParsableCommand {
             a file, hop by hop. The output has the input's rate and length and is aligned with it (the \
             enhancer's delay is removed), as 32-bit float WAV unless --pcm16. With --alert-intervals, alerts \
             listed for this file are kept audible: the noise estimate may fall but not rise, the bins the \
-            alert carries pass unchanged and no other bin loses more than 6 dB. Modes: low-latency (8 ms in all at any rate), higher-quality (32 ms).
+            alert carries pass unchanged and no other bin loses more than 6 dB. With --model, the file is run \
+            as `listen` runs the microphone (at the model's rate, in its 2 ms periods) and alerts are kept \
+            audible exactly when `listen` would keep them: from the first decision above a threshold until the \
+            alert ends. Modes: low-latency (8 ms in all at any rate), higher-quality (32 ms).
 
             Example:
               hearalert enhance noisy.wav clean.wav --strength 0.8
@@ -43,8 +46,8 @@ struct EnhanceCommand: ParsableCommand {
     var alertIntervals: String?
 
     @Option(help: """
-        Alert model (alertnet safetensors): detect this file's alerts first, as `hearalert detect` would, and \
-        keep them audible too (adds to --alert-intervals).
+        Alert model (alertnet safetensors): detect this file's alerts as it plays, as `listen` would, and keep \
+        them audible too (adds to --alert-intervals). The output then has the model's rate, as `listen` plays it.
         """)
     var model: String?
 
@@ -74,18 +77,16 @@ struct EnhanceCommand: ParsableCommand {
                 Diagnostics.standardError.report("\(alertIntervals) has no row for \(filename): it keeps no alert audible")
             }
         }
-        if let model {
-            let loaded = try AlertModel(path: model)
-            let events = try FileDetector(model: loaded, settings: TrackerSettings(model: loaded)).detect(path: input)
-            intervals += events.map { $0.onset...$0.offset }
+        let detector = try model.map { path in
+            let loaded = try AlertModel(path: path)
+            return try AlertDetector(model: loaded, settings: TrackerSettings(model: loaded))
         }
         let summary = try FileEnhancement.run(
             inputPath: input, output: target, configuration: configuration, alerts: AlertIntervals(intervals),
-            encoding: pcm16 ? .pcm16 : .float32)
+            detector: detector, encoding: pcm16 ? .pcm16 : .float32)
         let rate = Double(summary.sampleRate)
         let duration = String(format: "%.1f", Double(summary.samples) / rate)
-        // Detected alerts lie within the file; only table rows can start past its end.
-        let dropped = intervals.count - summary.alertIntervals
+        let dropped = summary.intervalsPastEnd
         if let alertIntervals, dropped > 0 {
             Diagnostics.standardError.report(
                 "\(alertIntervals): \(dropped) interval\(dropped == 1 ? "" : "s") for \(filename) "

@@ -1,6 +1,6 @@
 """The real-time path allocates nothing per frame (STYLE: capture -> features -> CNN -> enhancer -> playback).
 
-`hearalert-bench realtime-probe` builds every real-time component, warms it up, then feeds it N frames of 10 ms
+`hearalert-realtime-probe` builds every real-time component, warms it up, then feeds it N frames of 10 ms
 audio and prints nothing that depends on N. Under valgrind's memcheck, the heap's total allocation count
 ("total heap usage: X allocs") is then the same for N and 2N frames exactly when a frame allocates nothing; any
 per-frame allocation adds at least N. One run pair covers every stage; only when the totals differ are the
@@ -35,13 +35,13 @@ pytestmark = pytest.mark.skipif(VALGRIND is None, reason="valgrind is not instal
 
 @pytest.fixture(scope="module")
 def probe(tmp_path_factory):
-    """The release hearalert-bench, built if needed, copied without debug sections."""
-    build = ["swift", "build", "-c", "release", "--product", "hearalert-bench"]
+    """The release hearalert-realtime-probe, built if needed, copied without debug sections."""
+    build = ["swift", "build", "-c", "release", "--product", "hearalert-realtime-probe"]
     result = subprocess.run(build, cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, f"{' '.join(build)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
     bin_dir = subprocess.run(build + ["--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
-    stripped = tmp_path_factory.mktemp("probe") / "hearalert-bench"
-    subprocess.run(["objcopy", "--strip-debug", str(Path(bin_dir.stdout.strip()) / "hearalert-bench"),
+    stripped = tmp_path_factory.mktemp("probe") / "hearalert-realtime-probe"
+    subprocess.run(["objcopy", "--strip-debug", str(Path(bin_dir.stdout.strip()) / "hearalert-realtime-probe"),
                     str(stripped)], check=True)
     return stripped
 
@@ -55,7 +55,7 @@ def heap_allocations(probe, frames, stages=None, xtree=None):
     command = [VALGRIND, "--tool=memcheck", "--leak-check=no", "--undef-value-errors=no"]
     if xtree:
         command += ["--xtree-memory=full", f"--xtree-memory-file={xtree}"]
-    command += [str(probe), "realtime-probe"]
+    command += [str(probe)]
     result = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, f"realtime-probe failed under valgrind:\n{result.stdout}{result.stderr[-3000:]}"
     usage = re.search(r"total heap usage: ([\d,]+) allocs", result.stderr)

@@ -55,8 +55,8 @@ public struct MelFilterbank: Sendable {
                   scale: spec.melScale, norm: spec.melNorm)
     }
 
-    /// The dense `[nMels][binCount]` matrix, for tests and inspection.
-    public var dense: [[Float]] {
+    /// The dense `[nMels][binCount]` matrix, for the tests that hold it against librosa's.
+    package var dense: [[Float]] {
         bands.map { band in
             var row = [Float](repeating: 0, count: binCount)
             for (offset, weight) in band.weights.enumerated() { row[band.firstBin + offset] = weight }

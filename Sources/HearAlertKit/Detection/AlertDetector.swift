@@ -20,7 +20,7 @@
 /// the detector closes what is sounding and starts over as at the start of a stream, on the same clock.
 public final class AlertDetector {
     /// Receives each decision (see `DetectorDecision`) on the thread that calls `process`; it must not block.
-    public typealias DecisionObserver = (DetectorDecision) -> Void
+    package typealias DecisionObserver = (DetectorDecision) -> Void
 
     /// The model whose features, context and labels this detector follows.
     public let model: AlertModel
@@ -47,9 +47,14 @@ public final class AlertDetector {
     private var streamStartSample = 0
 
     /// Throws when `settings` were made for other labels than the model's, or its feature spec cannot be computed.
-    /// `observer`, when given, sees every decision as it is made (a score trace, tests); without one the real-time
-    /// path does no extra work.
-    public init(model: AlertModel, settings: TrackerSettings, observer: DecisionObserver? = nil) throws {
+    public convenience init(model: AlertModel, settings: TrackerSettings) throws {
+        try self.init(model: model, settings: settings, observer: nil)
+    }
+
+    /// As `init(model:settings:)`, with an `observer` that sees every decision as it is made (the tests' score
+    /// traces, the real-time probe); without one the real-time path does no extra work. Package-only: a hook for
+    /// checking the detector, not a way to use it.
+    package init(model: AlertModel, settings: TrackerSettings, observer: DecisionObserver?) throws {
         guard settings.labels == model.labels else {
             throw TrackerSettingsError.invalid("the settings' labels \(settings.labels) are not the model's \(model.labels)")
         }

@@ -106,8 +106,8 @@ public final class AlertModel {
     }
 
     /// The same computation by alertnet's naive direct-convolution oracle (no BLAS): tens of times slower; for
-    /// tests and benchmarks that hold the fast path against it.
-    public func predictWithReferenceOracle(
+    /// tests and benchmarks that hold the fast path against it (package-only: never a way to run a model).
+    package func predictWithReferenceOracle(
         _ window: UnsafeBufferPointer<Float>, into probabilities: UnsafeMutableBufferPointer<Float>
     ) throws {
         try run(window, into: probabilities, alertnet_run_reference)

@@ -4,6 +4,9 @@ import Foundation
 ///
 /// Defaults come from the model file (its thresholds and its optional `tracker` metadata, CSources/alertnet/
 /// FORMAT.md), because the right values depend on how the model was trained; command-line flags override them.
+/// The model's metadata, the flags and the fallback are each a `Partial`, layered with `merged(over:)`:
+/// flags over metadata over `Partial.fallback`. A new knob is a field here and in `Partial` (its JSON key, its
+/// fallback, its check), and a flag in the command line's `DetectionOptions`.
 public struct TrackerSettings: Sendable, Equatable {
     /// Label names in the model's output order.
     public var labels: [String]
@@ -37,29 +40,21 @@ public struct TrackerSettings: Sendable, Equatable {
     /// pattern, a siren's sweep) can sit at a low score for seconds before the model is sure, and a longer bound
     /// then still dates it from its start. Only used with `onsetRiseRatio`; must be positive.
     public var onsetRiseLookback: Double
-    /// The lookback of files without `onset_rise_lookback` (every model before the key existed).
-    public static let defaultOnsetRiseLookback = 1.0
 
-    /// Used when a model file has no `tracker` metadata. The 1 s merge gap is the corpus convention (CORPUS.md).
-    public static let fallback = (smoothingFrames: 3, offRatio: Float(0.5), minDuration: 0.1, mergeGap: 1.0,
-                                  cooldown: 0.0)
-
-    public init(
-        labels: [String], thresholds: [Float], smoothingFrames: Int = fallback.smoothingFrames,
-        offRatio: Float = fallback.offRatio, minDuration: Double = fallback.minDuration,
-        mergeGap: Double = fallback.mergeGap, cooldown: Double = fallback.cooldown, onsetLag: Double? = nil,
-        onsetRiseRatio: Float? = nil, onsetRiseLookback: Double = defaultOnsetRiseLookback
-    ) throws(TrackerSettingsError) {
+    /// `tuning` over `Partial.fallback`, checked: throws naming the first value that cannot work.
+    public init(labels: [String], thresholds: [Float], tuning: Partial = Partial()) throws(TrackerSettingsError) {
+        let knobs = tuning.merged(over: .fallback)
         self.labels = labels
         self.thresholds = thresholds
-        self.smoothingFrames = smoothingFrames
-        self.offRatio = offRatio
-        self.minDuration = minDuration
-        self.mergeGap = mergeGap
-        self.cooldown = cooldown
-        self.onsetLag = onsetLag
-        self.onsetRiseRatio = onsetRiseRatio
-        self.onsetRiseLookback = onsetRiseLookback
+        // The fallback sets every knob that is not optional.
+        smoothingFrames = knobs.smoothingFrames!
+        offRatio = knobs.offRatio!
+        minDuration = knobs.minDuration!
+        mergeGap = knobs.mergeGap!
+        cooldown = knobs.cooldown!
+        onsetLag = knobs.onsetLag
+        onsetRiseRatio = knobs.onsetRiseRatio
+        onsetRiseLookback = knobs.onsetRiseLookback!
         try validate()
     }
 
@@ -67,21 +62,7 @@ public struct TrackerSettings: Sendable, Equatable {
     public init(
         labels: [String], thresholds: [Float], trackerMetadata: String?, overrides: TrackerOverrides = .init()
     ) throws(TrackerSettingsError) {
-        var defaults = Self.fallback
-        var onsetLag: Double?
-        var onsetRiseRatio: Float?
-        var onsetRiseLookback = Self.defaultOnsetRiseLookback
-        if let trackerMetadata {
-            let metadata = try Self.decode(trackerMetadata)
-            defaults.smoothingFrames = metadata.smoothingFrames ?? defaults.smoothingFrames
-            defaults.offRatio = metadata.offRatio ?? defaults.offRatio
-            defaults.minDuration = metadata.minDuration ?? defaults.minDuration
-            defaults.mergeGap = metadata.mergeGap ?? defaults.mergeGap
-            defaults.cooldown = metadata.cooldown ?? defaults.cooldown
-            onsetLag = metadata.onsetLag
-            onsetRiseRatio = metadata.onsetRiseRatio
-            onsetRiseLookback = metadata.onsetRiseLookback ?? onsetRiseLookback
-        }
+        let metadata = try trackerMetadata.map(Partial.init(trackerMetadata:)) ?? Partial()
         var thresholds = overrides.everyThreshold.map { [Float](repeating: $0, count: thresholds.count) }
             ?? thresholds
         for (label, threshold) in overrides.thresholds {
@@ -90,16 +71,8 @@ public struct TrackerSettings: Sendable, Equatable {
             }
             thresholds[index] = threshold
         }
-        try self.init(
-            labels: labels, thresholds: thresholds,
-            smoothingFrames: overrides.smoothingFrames ?? defaults.smoothingFrames,
-            offRatio: overrides.offRatio ?? defaults.offRatio,
-            minDuration: overrides.minDuration ?? defaults.minDuration,
-            mergeGap: overrides.mergeGap ?? defaults.mergeGap,
-            cooldown: overrides.cooldown ?? defaults.cooldown,
-            onsetLag: overrides.onsetLag ?? onsetLag,
-            onsetRiseRatio: overrides.onsetRiseRatio ?? onsetRiseRatio,
-            onsetRiseLookback: overrides.onsetRiseLookback ?? onsetRiseLookback)
+        try self.init(labels: labels, thresholds: thresholds,
+                      tuning: overrides.tuning.merged(over: metadata))
     }
 
     /// Settings from a model file's labels, default thresholds and `tracker` metadata, then `overrides`.
@@ -132,49 +105,97 @@ public struct TrackerSettings: Sendable, Equatable {
         }
     }
 
-    /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored, and a count
-    /// written as `3.0` is refused, as the research mirror refuses it.
-    private struct Metadata: Decodable {
-        var smoothingFrames: Int?
-        var offRatio: Float?
-        var minDuration: Double?
-        var mergeGap: Double?
-        var cooldown: Double?
-        var onsetLag: Double?
-        var onsetRiseRatio: Float?
-        var onsetRiseLookback: Double?
+    /// Any of the knobs, the others unset: what a model's `tracker` metadata, the command line or the fallback says.
+    /// Decoded from the metadata's JSON, whose keys are the research side's names (tools/hearalert_train/tracker.py).
+    public struct Partial: Sendable, Equatable, Decodable {
+        /// `TrackerSettings.smoothingFrames`, or unset.
+        public var smoothingFrames: Int?
+        /// `TrackerSettings.offRatio`, or unset.
+        public var offRatio: Float?
+        /// `TrackerSettings.minDuration`, or unset.
+        public var minDuration: Double?
+        /// `TrackerSettings.mergeGap`, or unset.
+        public var mergeGap: Double?
+        /// `TrackerSettings.cooldown`, or unset.
+        public var cooldown: Double?
+        /// `TrackerSettings.onsetLag`, or unset.
+        public var onsetLag: Double?
+        /// `TrackerSettings.onsetRiseRatio`, or unset.
+        public var onsetRiseRatio: Float?
+        /// `TrackerSettings.onsetRiseLookback`, or unset.
+        public var onsetRiseLookback: Double?
 
-        enum CodingKeys: String, CodingKey, CaseIterable {
-            case smoothingFrames = "smoothing_frames"
-            case offRatio = "off_ratio"
-            case minDuration = "min_duration"
-            case mergeGap = "merge_gap"
-            case cooldown
-            case onsetLag = "onset_lag"
-            case onsetRiseRatio = "onset_rise_ratio"
-            case onsetRiseLookback = "onset_rise_lookback"
+        /// What a model without `tracker` metadata gets, and any knob neither it nor the command line sets. The 1 s
+        /// merge gap is the corpus convention (CORPUS.md); the 1 s rise lookback is what every model before the key
+        /// existed used. Onset lag and onset rise stay off.
+        public static let fallback = Partial(smoothingFrames: 3, offRatio: 0.5, minDuration: 0.1, mergeGap: 1.0,
+                                             cooldown: 0.0, onsetRiseLookback: 1.0)
+
+        /// The knobs given set, the others not (`Partial()` sets none).
+        public init(
+            smoothingFrames: Int? = nil, offRatio: Float? = nil, minDuration: Double? = nil, mergeGap: Double? = nil,
+            cooldown: Double? = nil, onsetLag: Double? = nil, onsetRiseRatio: Float? = nil,
+            onsetRiseLookback: Double? = nil
+        ) {
+            self.smoothingFrames = smoothingFrames
+            self.offRatio = offRatio
+            self.minDuration = minDuration
+            self.mergeGap = mergeGap
+            self.cooldown = cooldown
+            self.onsetLag = onsetLag
+            self.onsetRiseRatio = onsetRiseRatio
+            self.onsetRiseLookback = onsetRiseLookback
         }
 
-        /// Keys that must hold JSON integers (`3`, never `3.0` or `true`), as tools/hearalert_train/tracker.py
-        /// requires: `JSONDecoder` alone would read `3.0` as 3.
-        static let integerKeys: [CodingKeys] = [.smoothingFrames]
+        /// Every knob set here, the others as `base` sets them.
+        public func merged(over base: Partial) -> Partial {
+            var merged = self
+            merged.smoothingFrames = smoothingFrames ?? base.smoothingFrames
+            merged.offRatio = offRatio ?? base.offRatio
+            merged.minDuration = minDuration ?? base.minDuration
+            merged.mergeGap = mergeGap ?? base.mergeGap
+            merged.cooldown = cooldown ?? base.cooldown
+            merged.onsetLag = onsetLag ?? base.onsetLag
+            merged.onsetRiseRatio = onsetRiseRatio ?? base.onsetRiseRatio
+            merged.onsetRiseLookback = onsetRiseLookback ?? base.onsetRiseLookback
+            return merged
+        }
+    }
+}
+
+extension TrackerSettings.Partial {
+    /// The metadata's keys: the research side's names for the knobs.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case smoothingFrames = "smoothing_frames"
+        case offRatio = "off_ratio"
+        case minDuration = "min_duration"
+        case mergeGap = "merge_gap"
+        case cooldown
+        case onsetLag = "onset_lag"
+        case onsetRiseRatio = "onset_rise_ratio"
+        case onsetRiseLookback = "onset_rise_lookback"
     }
 
-    private static func decode(_ json: String) throws(TrackerSettingsError) -> Metadata {
+    /// Keys that must hold JSON integers (`3`, never `3.0` or `true`), as tools/hearalert_train/tracker.py
+    /// requires: `JSONDecoder` alone would read `3.0` as 3.
+    static let integerKeys: [CodingKeys] = [.smoothingFrames]
+
+    /// The `tracker` metadata object; unknown keys are rejected so a setting is never silently ignored, and a
+    /// count written as `3.0` is refused, as the research mirror refuses it.
+    public init(trackerMetadata json: String) throws(TrackerSettingsError) {
         let data = Data(json.utf8)
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw .invalid("the model's tracker metadata is not a JSON object: \(json)")
         }
-        let known = Set(Metadata.CodingKeys.allCases.map(\.rawValue))
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("the model's tracker metadata has an unknown key '\(unknown)'")
         }
-        let integerKeys = Metadata.integerKeys.map(\.rawValue)
-        if let key = JSONInteger.keys(integerKeys, notWrittenAsIntegersIn: object).first {
+        if let key = JSONInteger.keys(Self.integerKeys.map(\.rawValue), notWrittenAsIntegersIn: object).first {
             throw .invalid("the model's tracker metadata '\(key)' must be a JSON integer (like 3, not 3.0)")
         }
         do {
-            return try JSONDecoder().decode(Metadata.self, from: data)
+            self = try JSONDecoder().decode(Self.self, from: data)
         } catch {
             throw .invalid("the model's tracker metadata has a value of the wrong type: \(json)")
         }
@@ -188,38 +209,14 @@ public struct TrackerOverrides: Sendable, Equatable {
     public var everyThreshold: Float?
     /// On-thresholds by label name (`--threshold siren=0.7`); labels not named keep the model's.
     public var thresholds: [String: Float]
-    /// The other fields mirror `TrackerSettings`; see there for what each one trades.
-    public var smoothingFrames: Int?
-    /// Replaces the off-threshold ratio when set.
-    public var offRatio: Float?
-    /// Replaces the minimum duration (seconds) when set.
-    public var minDuration: Double?
-    /// Replaces the merge gap (seconds) when set.
-    public var mergeGap: Double?
-    /// Replaces the per-label cooldown (seconds) when set.
-    public var cooldown: Double?
-    /// Replaces the onset lag (seconds; window end − lag stamps each decision) when set.
-    public var onsetLag: Double?
-    /// Replaces the onset rise ratio (onsets stamped where the score rose past threshold · ratio) when set.
-    public var onsetRiseRatio: Float?
-    /// Replaces how far before the crossing (seconds) a rise may stamp the onset when set.
-    public var onsetRiseLookback: Double?
+    /// The other knobs the flags set (`--smoothing`, `--merge-gap`, ...); see `TrackerSettings` for what each trades.
+    public var tuning: TrackerSettings.Partial
 
-    public init(
-        everyThreshold: Float? = nil, thresholds: [String: Float] = [:], smoothingFrames: Int? = nil,
-        offRatio: Float? = nil, minDuration: Double? = nil, mergeGap: Double? = nil, cooldown: Double? = nil,
-        onsetLag: Double? = nil, onsetRiseRatio: Float? = nil, onsetRiseLookback: Double? = nil
-    ) {
+    public init(everyThreshold: Float? = nil, thresholds: [String: Float] = [:],
+                tuning: TrackerSettings.Partial = .init()) {
         self.everyThreshold = everyThreshold
         self.thresholds = thresholds
-        self.smoothingFrames = smoothingFrames
-        self.offRatio = offRatio
-        self.minDuration = minDuration
-        self.mergeGap = mergeGap
-        self.cooldown = cooldown
-        self.onsetLag = onsetLag
-        self.onsetRiseRatio = onsetRiseRatio
-        self.onsetRiseLookback = onsetRiseLookback
+        self.tuning = tuning
     }
 }
 

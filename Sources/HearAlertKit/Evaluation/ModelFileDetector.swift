@@ -1,6 +1,6 @@
 /// The evaluator's detector: a weight file loaded once per worker and run over each file exactly as
-/// `hearalert detect` runs it (the model's own features, and its thresholds and tracker settings unless
-/// overridden), noting as it goes when the live pipeline would keep alert bands in the enhancer.
+/// `hearalert detect` runs it (`FileRun`: the model's own features, and its thresholds and tracker settings
+/// unless overridden), noting as it goes when the live pipeline would keep alert bands in the enhancer.
 public final class ModelFileDetector: CorpusFileDetector {
     private let model: AlertModel
     private let settings: TrackerSettings
@@ -15,40 +15,18 @@ public final class ModelFileDetector: CorpusFileDetector {
         self.settings = try settings ?? TrackerSettings(model: model)
     }
 
-    /// `FileDetector`'s loop, fed one feature hop at a time so that `isAlertPossible`, which the live listener
-    /// hands the enhancer, is sampled as often as it can change.
+    /// The file's events, and when the listener's enhancer would have kept alerts audible (`FileRun`'s
+    /// `alertActivity`, sampled after every listener period).
     public func detect(path: String) throws -> FileDetection {
         let detector = try AlertDetector(model: model, settings: settings)
-        let hop = model.featureSpec.hopLength
-        let reader = try AudioFileReader(path: path, sampleRate: detector.expectedSampleRate, blockFrames: 16 * hop)
-        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: hop)
-        defer { block.deallocate() }
         var events: [DetectedEvent] = []
-        let collect: (AlertMessage) -> Void = { message in
-            if case .ended(let event) = message {
+        let run = try FileRun(path: path, sampleRate: detector.expectedSampleRate).run(detector: detector, emit: {
+            if case .ended(let event) = $0 {
                 events.append(DetectedEvent(label: event.label, onset: event.onset, offset: event.offset,
                                             detectedAt: event.detectedAt))
             }
-        }
-        var activity: [Range<Double>] = []
-        var activeSince: Double?
-        while true {
-            let count = try reader.read(into: block)
-            if count == 0 { break }
-            try detector.process(UnsafeBufferPointer(rebasing: block[0..<count]), emit: collect)
-            // The state after these samples governs the enhancer from here on.
-            let now = detector.streamTime
-            if detector.isAlertPossible, activeSince == nil {
-                activeSince = now
-            } else if !detector.isAlertPossible, let start = activeSince {
-                if start < now { activity.append(start..<now) }
-                activeSince = nil
-            }
-        }
-        let end = detector.streamTime
-        detector.finish(emit: collect)
-        if let start = activeSince, start < end { activity.append(start..<end) }
+        })
         return FileDetection(events: events.sorted { ($0.onset, $0.label) < ($1.onset, $1.label) },
-                             alertActivity: activity)
+                             alertActivity: run.alertActivity)
     }
 }

@@ -1,9 +1,10 @@
 import Dispatch
 
 /// The processing thread's side of the headphone path: enhances (hop by hop, as the enhancer requires, whatever
-/// the capture period) and queues the result for the playback thread. Public so the real-time allocation probe
-/// runs this very code rather than a copy. Buffers are allocated once; `play` allocates nothing.
-public final class HeadphoneFeed {
+/// the capture period) and queues the result for the playback thread. `PeriodProcessor` drives it, live and for
+/// files (`FileRun`); package-visible so the real-time probe runs this very code rather than a copy. Buffers are
+/// allocated once; `play` allocates nothing.
+package final class HeadphoneFeed {
     private let ring: SPSCRingBuffer
     private let wake: DispatchSemaphore?
     private let enhancer: SpeechEnhancer?
@@ -15,7 +16,7 @@ public final class HeadphoneFeed {
     ///   - ring: the playback ring the audio goes to.
     ///   - wake: signalled after each `play`, so a playback thread waiting for audio wakes; nil when none waits.
     ///   - enhancer: nil plays the microphone unchanged (`--no-enhance`).
-    public init(ring: SPSCRingBuffer, wake: DispatchSemaphore?, enhancer: SpeechEnhancer?) {
+    package init(ring: SPSCRingBuffer, wake: DispatchSemaphore?, enhancer: SpeechEnhancer?) {
         self.ring = ring
         self.wake = wake
         self.enhancer = enhancer
@@ -33,7 +34,7 @@ public final class HeadphoneFeed {
 
     /// Queues `samples` (any count) for playback, enhanced unless there is no enhancer; `alertSounding` keeps
     /// alerts audible from the next hop on. A partial hop waits for the next call.
-    public func play(_ samples: UnsafeBufferPointer<Float>, alertSounding: Bool) {
+    package func play(_ samples: UnsafeBufferPointer<Float>, alertSounding: Bool) {
         guard let enhancer else {
             ring.write(samples)
             wake?.signal()

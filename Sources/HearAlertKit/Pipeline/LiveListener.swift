@@ -49,7 +49,8 @@ public final class LiveListener: Sendable {
     /// that is stuck): shutdown never hangs on output.
     public func run(detector: AlertDetector, enhancer: SpeechEnhancer? = nil, dispatcher: AlertDispatcher) throws {
         let sampleRate = detector.expectedSampleRate
-        let periodFrames = max(16, Int((configuration.effectivePeriodSeconds * Double(sampleRate)).rounded()))
+        let periodFrames = ListenConfiguration.periodFrames(seconds: configuration.effectivePeriodSeconds,
+                                                            sampleRate: sampleRate)
         let captureEvents = DeviceEvents(role: "capture", device: configuration.captureDevice)
         let playbackEvents = configuration.playbackDevice.map { DeviceEvents(role: "playback", device: $0) }
         let reporter = RealtimeReporter(diagnostics: diagnostics,
@@ -103,10 +104,11 @@ public final class LiveListener: Sendable {
                     periodFrames: periodFrames)
     }
 
-    /// The processing loop. It reports nothing itself: capture counts the audio it had to drop when this loop
-    /// fell behind, and the reporter thread says so. Where the capture device was lost, the detector restarts its
-    /// stream (`CaptureStreamFollower`): alerts sounding at the loss end there, as soon as the audio before it is
-    /// processed, and the audio of the reopened device is judged on its own, with the model's start padding, as
+    /// The processing loop: each period read from the capture ring goes through `PeriodProcessor`, the code
+    /// `FileRun` runs files through. It reports nothing itself: capture counts the audio it had to drop when this
+    /// loop fell behind, and the reporter thread says so. Where the capture device was lost, the detector restarts
+    /// its stream (`CaptureStreamFollower`): alerts sounding at the loss end there, as soon as the audio before it
+    /// is processed, and the audio of the reopened device is judged on its own, with the model's start padding, as
     /// when listening starts.
     private func process(detector: AlertDetector, capture: AudioDeviceThread, feed: HeadphoneFeed?,
                          dispatcher: AlertDispatcher, periodFrames: Int) throws {
@@ -115,19 +117,17 @@ public final class LiveListener: Sendable {
         defer { block.deallocate() }
         let sampleLimit = configuration.sampleLimit(sampleRate: detector.expectedSampleRate)
         var samplesTaken = 0
-        var follower = CaptureStreamFollower(restarts: capture.restarts)
+        var processor = PeriodProcessor(detector: detector, restarts: capture.restarts, feed: feed)
         while !isStopRequested && samplesTaken < sampleLimit {
             let wanted = min(periodFrames, sampleLimit - samplesTaken)
             let count = capture.ring.read(into: UnsafeMutableBufferPointer(rebasing: block[0..<wanted]))
             guard count > 0 else {
-                follower.catchUp(detector: detector) { dispatcher.post($0) }
+                processor.waitForAudio { dispatcher.post($0) }
                 _ = capture.ringSignal.wait(timeout: .now() + .milliseconds(50))
                 continue
             }
-            let samples = UnsafeBufferPointer(rebasing: block[0..<count])
-            try follower.deliver(samples, to: detector) { dispatcher.post($0) }
+            try processor.process(UnsafeBufferPointer(rebasing: block[0..<count])) { dispatcher.post($0) }
             samplesTaken += count
-            feed?.play(samples, alertSounding: detector.isAlertPossible)
         }
         detector.finish { dispatcher.post($0) }
     }

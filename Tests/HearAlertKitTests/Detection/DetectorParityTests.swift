@@ -79,7 +79,8 @@ import Testing
         Self.expect(found.events, want.events, name)
 
         let rising = try TrackerSettings(model: model,
-                                         overrides: TrackerOverrides(onsetRiseRatio: Self.fixture.rise_ratio))
+                                         overrides: TrackerOverrides(
+                                             tuning: .init(onsetRiseRatio: Self.fixture.rise_ratio)))
         Self.expect(try Self.run(model, rising, samples).events, want.events_rise,
                     "\(name) with onset_rise_ratio \(Self.fixture.rise_ratio)")
     }

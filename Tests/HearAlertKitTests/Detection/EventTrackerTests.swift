@@ -33,8 +33,8 @@ import Testing
     static func settings(
         smoothing: Int = 1, offRatio: Float = 0.5, minDuration: Double = 0, mergeGap: Double = 1, cooldown: Double = 0
     ) throws -> TrackerSettings {
-        try TrackerSettings(labels: ["smoke_alarm"], thresholds: [0.5], smoothingFrames: smoothing,
-                            offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap, cooldown: cooldown)
+        try TrackerSettings(labels: ["smoke_alarm"], thresholds: [0.5], tuning: .init(smoothingFrames: smoothing,
+            offRatio: offRatio, minDuration: minDuration, mergeGap: mergeGap, cooldown: cooldown))
     }
 
     @Test func beepingAlarmIsOneEventAndStartIsNotDelayedByMerging() throws {
@@ -97,8 +97,8 @@ import Testing
     }
 
     @Test func labelsAreTrackedIndependently() throws {
-        let settings = try TrackerSettings(labels: ["siren", "doorbell"], thresholds: [0.5, 0.8], smoothingFrames: 1,
-                                           offRatio: 0.5, minDuration: 0, mergeGap: 0.2, cooldown: 0)
+        let settings = try TrackerSettings(labels: ["siren", "doorbell"], thresholds: [0.5, 0.8],
+            tuning: .init(smoothingFrames: 1, offRatio: 0.5, minDuration: 0, mergeGap: 0.2, cooldown: 0))
         let scores: [[Float]] = Array(repeating: [0.9, 0.7], count: 5) + Array(repeating: [0.1, 0.9], count: 5)
             + Array(repeating: [0.1, 0.1], count: 5)
         let emitted = Self.run(settings, scores)
@@ -108,8 +108,8 @@ import Testing
     }
 
     @Test func finishClosesOpenEventsAndDropsUnconfirmedOnes() throws {
-        let settings = try TrackerSettings(labels: ["siren", "doorbell"], thresholds: [0.5, 0.5], smoothingFrames: 1,
-                                           offRatio: 0.5, minDuration: 0.5, mergeGap: 1, cooldown: 0)
+        let settings = try TrackerSettings(labels: ["siren", "doorbell"], thresholds: [0.5, 0.5],
+            tuning: .init(smoothingFrames: 1, offRatio: 0.5, minDuration: 0.5, mergeGap: 1, cooldown: 0))
         // siren sounds throughout; doorbell rises only in the last two decisions (not yet 0.5 s).
         let scores: [[Float]] = Array(repeating: [0.9, 0.1], count: 10) + Array(repeating: [0.9, 0.9], count: 2)
         let emitted = Self.run(settings, scores, finishAt: 1.7)

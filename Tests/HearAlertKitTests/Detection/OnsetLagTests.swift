@@ -71,7 +71,7 @@ import Testing
         #expect(fromModel.onsetLag == 0.25)
         let overridden = try TrackerSettings(labels: ["siren"], thresholds: [0.5],
                                              trackerMetadata: #"{"onset_lag": 0.25}"#,
-                                             overrides: TrackerOverrides(onsetLag: 0.1))
+                                             overrides: TrackerOverrides(tuning: .init(onsetLag: 0.1)))
         #expect(overridden.onsetLag == 0.1)
         #expect(try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: "{}").onsetLag == nil)
         #expect(throws: TrackerSettingsError.self) {
@@ -96,7 +96,7 @@ import Testing
     static func starts(onsetLag: Double?) throws -> [(onset: Double, detectedAt: Double)] {
         let model = try AlertModel(path: modelPath)
         let settings = try TrackerSettings(model: model, overrides: TrackerOverrides(
-            smoothingFrames: 1, minDuration: 0, onsetLag: onsetLag))
+            tuning: .init(smoothingFrames: 1, minDuration: 0, onsetLag: onsetLag)))
         let detector = try AlertDetector(model: model, settings: settings)
         let clip = try AudioFile.readAll(path: FileDetectorTests.clipPath, sampleRate: detector.expectedSampleRate)
         var starts: [(onset: Double, detectedAt: Double)] = []
@@ -123,9 +123,10 @@ import Testing
     @Test func lagLongerThanTheWindowIsRefused() throws {
         let model = try AlertModel(path: Self.modelPath)
         let settings = try TrackerSettings(model: model, overrides: TrackerOverrides(
-            onsetLag: Self.windowSeconds(model) + 0.01))
+            tuning: .init(onsetLag: Self.windowSeconds(model) + 0.01)))
         #expect(throws: TrackerSettingsError.self) { try AlertDetector(model: model, settings: settings) }
-        let longest = try TrackerSettings(model: model, overrides: TrackerOverrides(onsetLag: Self.windowSeconds(model)))
+        let longest = try TrackerSettings(model: model,
+            overrides: TrackerOverrides(tuning: .init(onsetLag: Self.windowSeconds(model))))
         #expect(throws: Never.self) { try AlertDetector(model: model, settings: longest) }
     }
 }

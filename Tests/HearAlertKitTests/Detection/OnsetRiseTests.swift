@@ -12,9 +12,8 @@ import Testing
     static func settings(
         ratio: Float?, minDuration: Double = 0, mergeGap: Double = 1, cooldown: Double = 0
     ) throws -> TrackerSettings {
-        try TrackerSettings(labels: ["smoke_alarm"], thresholds: [0.5], smoothingFrames: 1, offRatio: 0.5,
-                            minDuration: minDuration, mergeGap: mergeGap, cooldown: cooldown,
-                            onsetRiseRatio: ratio)
+        try TrackerSettings(labels: ["smoke_alarm"], thresholds: [0.5], tuning: .init(smoothingFrames: 1,
+            offRatio: 0.5, minDuration: minDuration, mergeGap: mergeGap, cooldown: cooldown, onsetRiseRatio: ratio))
     }
 
     /// The starts among `emitted`: decision index, onset and announcement time.
@@ -43,7 +42,7 @@ import Testing
         let scores = Self.hold(0.3, 20) + Self.hold(0.9, 4) + Self.hold(0.1, 15)
         let starts = Self.starts(EventTrackerTests.run(try Self.settings(ratio: 0.5), scores))
         #expect(starts.count == 1 && starts.first?.index == 20)
-        #expect(abs((starts.first?.onset ?? -1) - (2.0 - TrackerSettings.defaultOnsetRiseLookback)) < 1e-9)
+        #expect(abs((starts.first?.onset ?? -1) - (2.0 - TrackerSettings.Partial.fallback.onsetRiseLookback!)) < 1e-9)
     }
 
     @Test func aRunBrokenBelowTheRiseLevelStartsAgain() throws {
@@ -80,7 +79,7 @@ import Testing
     @Test func metadataKeyAndFlagAreReadAndBadValuesRefused() throws {
         func ratio(_ metadata: String, flag: Float? = nil) throws -> Float? {
             try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: metadata,
-                                overrides: TrackerOverrides(onsetRiseRatio: flag)).onsetRiseRatio
+                                overrides: TrackerOverrides(tuning: .init(onsetRiseRatio: flag))).onsetRiseRatio
         }
         #expect(try ratio(#"{"cooldown": 1}"#) == nil)
         #expect(try ratio(#"{"onset_rise_ratio": 0.5}"#) == 0.5)
@@ -96,9 +95,9 @@ import Testing
     @Test func lookbackKeyAndFlagAreReadAndBadValuesRefused() throws {
         func lookback(_ metadata: String, flag: Double? = nil) throws -> Double {
             try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: metadata,
-                                overrides: TrackerOverrides(onsetRiseLookback: flag)).onsetRiseLookback
+                                overrides: TrackerOverrides(tuning: .init(onsetRiseLookback: flag))).onsetRiseLookback
         }
-        #expect(try lookback(#"{"onset_rise_ratio": 0.5}"#) == TrackerSettings.defaultOnsetRiseLookback)
+        #expect(try lookback(#"{"onset_rise_ratio": 0.5}"#) == TrackerSettings.Partial.fallback.onsetRiseLookback!)
         #expect(try lookback(#"{"onset_rise_ratio": 0.5, "onset_rise_lookback": 2.5}"#) == 2.5)
         #expect(try lookback(#"{"onset_rise_lookback": 2.5}"#, flag: 4) == 4)
         for bad in [#"{"onset_rise_lookback": 0}"#, #"{"onset_rise_lookback": -1}"#,
@@ -124,7 +123,7 @@ import Testing
         let clip = DetectCommandTests.clip
         let crossing = try FileDetector(model: model, settings: try TrackerSettings(model: model)).detect(path: clip)
         let rising = try FileDetector(model: model, settings: try TrackerSettings(
-            model: model, overrides: TrackerOverrides(onsetRiseRatio: 0.3))).detect(path: clip)
+            model: model, overrides: TrackerOverrides(tuning: .init(onsetRiseRatio: 0.3)))).detect(path: clip)
         #expect(rising.count == crossing.count && zip(rising, crossing).contains { $0.onset < $1.onset })
         let result = try DetectCommandTests.detect([clip, "--format", "tsv", "--onset-rise-ratio", "0.3"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -60,7 +60,8 @@ import Testing
     func alarmSoundingAtTheStartIsReportedSoonerAndNotStampedBeforeZero(onsetLag: Double?) throws {
         func siren(_ name: String) throws -> AlertEvent {
             let model = try Self.model(name)
-            let settings = try TrackerSettings(model: model, overrides: TrackerOverrides(onsetLag: onsetLag))
+            let settings = try TrackerSettings(model: model,
+                overrides: TrackerOverrides(tuning: .init(onsetLag: onsetLag)))
             let events = try FileDetector(model: model, settings: settings).detect(path: Self.alarmAtStart)
             #expect(events.allSatisfy { $0.onset >= 0 && $0.offset >= $0.onset })
             return try #require(events.first { $0.label == "siren" })

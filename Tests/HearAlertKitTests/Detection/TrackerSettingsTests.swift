@@ -11,7 +11,7 @@ import Testing
 
         let overridden = try TrackerSettings(
             labels: ["siren", "car_horn"], thresholds: [0.5, 0.6], trackerMetadata: metadata,
-            overrides: TrackerOverrides(thresholds: ["car_horn": 0.9], mergeGap: 0.3))
+            overrides: TrackerOverrides(thresholds: ["car_horn": 0.9], tuning: .init(mergeGap: 0.3)))
         #expect(overridden.thresholds == [0.5, 0.9] && overridden.mergeGap == 0.3 && overridden.smoothingFrames == 5)
     }
 
@@ -29,9 +29,20 @@ import Testing
         }
     }
 
+    /// Flags over metadata over the fallback: a knob set in an upper layer wins, an unset one falls through.
+    @Test func layersMergeKnobByKnob() throws {
+        let flags = TrackerSettings.Partial(mergeGap: 0.3, onsetLag: 0.2)
+        let metadata = try TrackerSettings.Partial(trackerMetadata: #"{"merge_gap": 2, "cooldown": 4}"#)
+        #expect(flags.merged(over: metadata) == TrackerSettings.Partial(mergeGap: 0.3, cooldown: 4, onsetLag: 0.2))
+        let settings = try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: #"{"cooldown": 4}"#,
+                                           overrides: TrackerOverrides(tuning: flags))
+        #expect(settings.mergeGap == 0.3 && settings.cooldown == 4 && settings.onsetLag == 0.2)
+        #expect(settings.smoothingFrames == 3 && settings.offRatio == 0.5 && settings.minDuration == 0.1)
+    }
+
     @Test func missingMetadataUsesTheDocumentedFallback() throws {
         let settings = try TrackerSettings(labels: ["siren"], thresholds: [0.5], trackerMetadata: nil)
-        #expect(settings.mergeGap == 1.0 && settings.smoothingFrames == TrackerSettings.fallback.smoothingFrames)
+        #expect(settings.mergeGap == 1.0 && settings.smoothingFrames == 3)
     }
 
     /// A count must be a JSON integer, as the research mirror (tools/hearalert_train/tracker.py) requires;
@@ -64,7 +75,7 @@ import Testing
             try TrackerSettings(labels: ["siren"], thresholds: [1.5])
         }
         #expect(throws: TrackerSettingsError.self) {
-            try TrackerSettings(labels: ["siren"], thresholds: [0.5], smoothingFrames: 0)
+            try TrackerSettings(labels: ["siren"], thresholds: [0.5], tuning: .init(smoothingFrames: 0))
         }
     }
 }

@@ -1,25 +1,26 @@
 import Foundation
 import HearAlertKit
 
-/// The real-time path's allocation-freedom, for a heap profiler to judge (`hearalert-bench realtime-probe`).
+/// The real-time path's allocation-freedom, for a heap profiler to judge (`hearalert-realtime-probe`).
 ///
 /// Builds every real-time component once, warms it up through every behaviour it has (alerts starting and
 /// ending, the enhancer's alert flag toggling, rings wrapping), then feeds it HEARALERT_PROBE_FRAMES (default
 /// 800) frames of 10 ms audio. Everything it prints is independent of the frame count, so under valgrind the
 /// heap's total allocation count is the same for N and 2N frames exactly when the frames allocate nothing:
-///   HEARALERT_PROBE_FRAMES=800 valgrind .build/release/hearalert-bench realtime-probe
-///   HEARALERT_PROBE_FRAMES=1600 valgrind .build/release/hearalert-bench realtime-probe
+///   HEARALERT_PROBE_FRAMES=800 valgrind .build/release/hearalert-realtime-probe
+///   HEARALERT_PROBE_FRAMES=1600 valgrind .build/release/hearalert-realtime-probe
 /// tools/tests/test_realtime_allocations.py does this and names the stage that allocated.
 ///
 /// HEARALERT_PROBE_STAGES (comma-separated, default all) picks stages; the hidden `self-test-allocating` stage
-/// allocates on purpose, so the test can show the check fails when it should. Run from the package root, the
-/// `cnn` stage also runs the test fixtures' models (Tests/HearAlertKitTests/Fixtures).
+/// allocates on purpose, so the test can show the check fails when it should. Run it from the package root: the
+/// `cnn` stage runs the default model (models/default.safetensors) and the test fixtures' models.
 /// A stage whose frames did not do their work (no features, no alert announced) fails the probe, so a pass
 /// cannot come from frames that did nothing.
 enum RealtimeProbe {
     /// One capture period: 10 ms at 16 kHz. Every stage consumes the audio of one such period per frame.
     static let periodSamples = 160
     static let fixtures = "Tests/HearAlertKitTests/Fixtures"
+    static let defaultModel = "models/default.safetensors"
 
     static func run() throws {
         let environment = ProcessInfo.processInfo.environment

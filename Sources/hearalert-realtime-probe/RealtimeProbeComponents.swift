@@ -1,7 +1,7 @@
 import Foundation
 import HearAlertKit
 
-// Stages of `hearalert-bench realtime-probe` (RealtimeProbe.swift): each real-time component on its own.
+// Stages of `hearalert-realtime-probe` (RealtimeProbe.swift): each real-time component on its own.
 
 /// Capture → processing → playback hand-over: a period written into an SPSC ring and read out again, with a
 /// ring size that is not a multiple of the period, so the copies wrap around the end.
@@ -96,8 +96,8 @@ final class STFTStage: ProbeStage {
     var summary: String { "StreamingSTFT analyze + synthesize" }
 }
 
-/// `AlertModel.predict` on every model at hand: the default architecture (random weights: conv + im2col +
-/// OpenBLAS) and the test fixtures (batch norm, pooling kinds, flatten, softmax, the detector's tone model), on a
+/// `AlertModel.predict` on every model at hand: the shipped default model (models/default.safetensors: conv +
+/// im2col + OpenBLAS) and the test fixtures (batch norm, pooling kinds, flatten, softmax, the detector's tone model), on a
 /// sliding window of real features. The fixtures predict once per decision step; the default architecture only
 /// every `defaultModelInterval` frames, because under valgrind one of its predictions takes about 0.25 s.
 final class ModelStage: ProbeStage {
@@ -117,7 +117,10 @@ final class ModelStage: ProbeStage {
 
     init(audio: ProbeAudio) throws {
         self.audio = audio
-        var models = [try AlertModel(bytes: DefaultArchitectureFile.bytes(seed: 1))]
+        guard FileManager.default.fileExists(atPath: RealtimeProbe.defaultModel) else {
+            throw ProbeError("\(RealtimeProbe.defaultModel) not found: run the probe from the package root")
+        }
+        var models = [try AlertModel(path: RealtimeProbe.defaultModel)]
         let directory = "\(RealtimeProbe.fixtures)/alertnet"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory))?.sorted() ?? []
         where name.hasSuffix(".safetensors") {
@@ -158,7 +161,7 @@ final class ModelStage: ProbeStage {
         }
     }
 
-    /// Two predictions of the default architecture, and dozens of each fixture's.
+    /// Two predictions of the default model, and dozens of each fixture's.
     func warmUpFrames(_ audio: ProbeAudio) -> Int { 2 * Self.defaultModelInterval }
 
     func resetTally() { predictions = 0 }
@@ -172,7 +175,7 @@ final class ModelStage: ProbeStage {
         }
     }
 
-    var summary: String { "AlertModel.predict, \(models.count) models (default architecture + fixtures)" }
+    var summary: String { "AlertModel.predict, \(models.count) models (the default model + fixtures)" }
 }
 
 /// The event tracker on scores that rise and fall every second, so alerts start, merge gaps close, events end
@@ -185,9 +188,11 @@ final class TrackerStage: ProbeStage {
     private var ended = 0
 
     init(audio: ProbeAudio) throws {
+        var tuning = TrackerSettings.Partial()
+        (tuning.smoothingFrames, tuning.offRatio, tuning.minDuration) = (3, 0.5, 0.1)
+        (tuning.mergeGap, tuning.cooldown, tuning.onsetRiseRatio) = (0.2, 0.1, 0.5)
         tracker = EventTracker(settings: try TrackerSettings(
-            labels: Self.labels, thresholds: Array(repeating: 0.5, count: Self.labels.count), smoothingFrames: 3,
-            offRatio: 0.5, minDuration: 0.1, mergeGap: 0.2, cooldown: 0.1, onsetRiseRatio: 0.5))
+            labels: Self.labels, thresholds: Array(repeating: 0.5, count: Self.labels.count), tuning: tuning))
         scores.initialize(repeating: 0)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import HearAlertKit
 
-// Stages of `hearalert-bench realtime-probe` (RealtimeProbe.swift): the detection core and the live chain.
+// Stages of `hearalert-realtime-probe` (RealtimeProbe.swift): the detection core and the live chain.
 
 /// The detector's tone model (a test fixture that responds to the probe's siren and beeps), loaded with its own
 /// tracker settings.
@@ -57,10 +57,10 @@ final class DetectorStage: ProbeStage {
 }
 
 /// The live pipeline's work, on one thread and without a sound card, in the periods `listen` uses with headphones
-/// (2 ms, five per frame): ALSA capture (a `type file` PCM reading the probe's audio) → capture ring →
-/// AlertDetector → speech enhancer, hop by hop, told whether an alert is possible → playback ring → ALSA playback
-/// (a `type file` PCM writing to /dev/null). The same calls `LiveListener` makes on its capture, processing and
-/// playback threads, minus the waiting.
+/// (2 ms, five per frame): ALSA capture (a `type file` PCM reading the probe's audio) → capture ring → the
+/// listener's own per-period code (`PeriodProcessor`: AlertDetector, then the speech enhancer, hop by hop, told
+/// whether an alert is possible) → playback ring → ALSA playback (a `type file` PCM writing to /dev/null). The same
+/// calls `LiveListener` makes on its capture, processing and playback threads, minus the waiting.
 final class LiveChainStage: ProbeStage {
     private let framesPerLoop: Int
     private let livePeriod: Int
@@ -69,8 +69,7 @@ final class LiveChainStage: ProbeStage {
     private let playback: ALSAPCM
     private let captureRing = SPSCRingBuffer(minimumCapacity: 16_000)
     private let playbackRing = SPSCRingBuffer(minimumCapacity: 8 * RealtimeProbe.periodSamples)
-    private let detector: AlertDetector
-    private let feed: HeadphoneFeed
+    private var processor: PeriodProcessor
     private let period: UnsafeMutableBufferPointer<Float>
     private var started = 0
     private var played = 0
@@ -113,9 +112,9 @@ final class LiveChainStage: ProbeStage {
                                periodFrames: livePeriod)
         period = .allocate(capacity: livePeriod)
         let (model, settings) = try loadToneModel()
-        detector = try AlertDetector(model: model, settings: settings)
         let enhancer = try SpeechEnhancer(configuration: EnhancerConfiguration(), sampleRate: 16_000)
-        feed = HeadphoneFeed(ring: playbackRing, wake: nil, enhancer: enhancer)
+        processor = PeriodProcessor(detector: try AlertDetector(model: model, settings: settings),
+                                    feed: HeadphoneFeed(ring: playbackRing, wake: nil, enhancer: enhancer))
         period.initialize(repeating: 0)
     }
 
@@ -133,13 +132,11 @@ final class LiveChainStage: ProbeStage {
             // Capture thread: device → ring.
             let captured = try capture.read(into: period)
             captureRing.write(UnsafeBufferPointer(rebasing: period[0..<captured]))
-            // Processing thread: ring → detector → the listener's own HeadphoneFeed (enhancer) → playback ring.
+            // Processing thread: ring → the listener's per-period code (detector, enhancer) → playback ring.
             let count = captureRing.read(into: period)
-            let samples = UnsafeBufferPointer(rebasing: period[0..<count])
-            try detector.process(samples) { message in
+            try processor.process(UnsafeBufferPointer(rebasing: period[0..<count])) { message in
                 if message.isStart { started += 1 }
             }
-            feed.play(samples, alertSounding: detector.isAlertPossible)
             // Playback thread: ring → device, a period at a time.
             while playbackRing.availableToRead >= period.count {
                 playbackRing.read(into: period)
@@ -163,6 +160,7 @@ final class LiveChainStage: ProbeStage {
     }
 
     var summary: String {
-        "ALSA capture → ring → AlertDetector → SpeechEnhancer → ring → ALSA playback, in the listener's periods"
+        "ALSA capture → ring → PeriodProcessor (AlertDetector, SpeechEnhancer) → ring → ALSA playback, in the "
+            + "listener's periods"
     }
 }

@@ -1,14 +1,15 @@
 import HearAlertKit
 
-// A stage of `hearalert-bench realtime-probe` (RealtimeProbe.swift): the detector's stream restarts.
+// A stage of `hearalert-realtime-probe` (RealtimeProbe.swift): the detector's stream restarts.
 
-/// The detector as `listen` drives it when the capture device is lost and reopened, through the same queue of
-/// breaks (`CaptureRestarts`) and follower (`CaptureStreamFollower`): in every loop of the audio two breaks are
-/// published at once, ahead of the audio read (as when the processing loop lags behind two losses), one while the
-/// siren sounds (2 s in) and one between the smoke alarm's first two beeps (5.5 s in, inside the merge gap); each
-/// restarts the stream at its own sample, which ends the alert in progress there at once, and the alert still
-/// sounding after it is announced again; a decision observer is attached throughout. Publishing, taking, restarting, the observer and the re-announcements must allocate
-/// nothing, as the rest of the real-time path.
+/// The detector as `listen` drives it when the capture device is lost and reopened, through the same queue of breaks
+/// (`CaptureRestarts`) and the listener's per-period code (`PeriodProcessor`, following the breaks with a
+/// `CaptureStreamFollower`): in every loop of the audio two breaks are published at once, ahead of the audio read (as
+/// when the processing loop lags behind two losses), one while the siren sounds (2 s in) and one between the smoke
+/// alarm's first two beeps (5.5 s in, inside the merge gap); each restarts the stream at its own sample, which ends the
+/// alert in progress there at once, and the alert still sounding after it is announced again; a decision observer is
+/// attached throughout. Publishing, taking, restarting, the observer and the re-announcements must allocate nothing, as
+/// the rest of the real-time path.
 final class DetectorRestartStage: ProbeStage {
     /// Decisions seen by the observer (a class, so the observer only bumps a counter through a reference).
     private final class Tally {
@@ -16,9 +17,8 @@ final class DetectorRestartStage: ProbeStage {
     }
 
     private let audio: ProbeAudio
-    private let detector: AlertDetector
     private let restarts = CaptureRestarts()
-    private var follower: CaptureStreamFollower
+    private var processor: PeriodProcessor
     private let tally = Tally()
     private var started = 0
     /// Alert ends emitted while delivering a frame that begins at a break: the ends the restarts forced.
@@ -34,8 +34,8 @@ final class DetectorRestartStage: ProbeStage {
     init(audio: ProbeAudio) throws {
         self.audio = audio
         let (model, settings) = try loadToneModel()
-        detector = try AlertDetector(model: model, settings: settings) { [tally] _ in tally.decisions += 1 }
-        follower = CaptureStreamFollower(restarts: restarts)
+        let detector = try AlertDetector(model: model, settings: settings) { [tally] _ in tally.decisions += 1 }
+        processor = PeriodProcessor(detector: detector, restarts: restarts, feed: nil)
     }
 
     func process(frame: Int) {
@@ -48,7 +48,7 @@ final class DetectorRestartStage: ProbeStage {
         }
         let atBreak = Self.breakFrames.contains(inLoop)
         do {
-            try follower.deliver(audio.period(frame), to: detector) { message in
+            try processor.process(audio.period(frame)) { message in
                 if message.isStart {
                     started += 1
                 } else if atBreak {
@@ -81,6 +81,6 @@ final class DetectorRestartStage: ProbeStage {
 
     var summary: String {
         "two capture breaks queued ahead of the audio every loop, each restarting AlertDetector mid-alert at its "
-            + "own sample (CaptureStreamFollower), with a decision observer; the alerts announced again"
+            + "own sample (PeriodProcessor), with a decision observer; the alerts announced again"
     }
 }
