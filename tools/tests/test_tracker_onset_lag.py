@@ -36,10 +36,11 @@ def test_onset_lag_is_left_out_of_the_metadata_when_unset():
 def test_mirror_defaults_are_the_hosts_fallback():
     """A model exported with default settings must track as the host does with no tracker metadata."""
     swift = (ROOT / "Sources/HearAlertKit/Detection/TrackerSettings.swift").read_text()
-    match = re.search(r"fallback = \((.*?)\)\n", swift, re.S)
-    assert match, "TrackerSettings.fallback not found in the Swift source"
+    match = re.search(r"static let fallback = Partial\((.*?)\)\n", swift, re.S)
+    assert match, "TrackerSettings.Partial.fallback not found in the Swift source"
     host = {key: float(value) for key, value in
             re.findall(r"(\w+): (?:Float\()?([0-9.]+)\)?", match.group(1))}
     mirror = TrackerSettings()
     assert host == {"smoothingFrames": mirror.smoothing_frames, "offRatio": mirror.off_ratio,
-                    "minDuration": mirror.min_duration, "mergeGap": mirror.merge_gap, "cooldown": mirror.cooldown}
+                    "minDuration": mirror.min_duration, "mergeGap": mirror.merge_gap, "cooldown": mirror.cooldown,
+                    "onsetRiseLookback": mirror.onset_rise_lookback}

@@ -32,8 +32,8 @@ def test_fixture_rise_moves_onsets_but_no_announcement():
 
 def test_mirror_lookback_is_the_hosts():
     swift = (ROOT / "Sources/HearAlertKit/Detection/TrackerSettings.swift").read_text()
-    match = re.search(r"static let defaultOnsetRiseLookback = ([0-9.]+)", swift)
-    assert match, "TrackerSettings.defaultOnsetRiseLookback not found in the Swift source"
+    match = re.search(r"static let fallback = Partial\(.*?onsetRiseLookback: ([0-9.]+)\)", swift, re.S)
+    assert match, "onsetRiseLookback in TrackerSettings.Partial.fallback not found in the Swift source"
     assert float(match.group(1)) == DEFAULT_RISE_LOOKBACK
 
 
