@@ -11,13 +11,12 @@ import pytest
 import soundfile as sf
 import torch
 
-import make_corpus
 import train
 import yamnet
 from corpus_format import read_corpus
-from hearalert_corpus.mixing import MixSettings
 from hearalert_train.data import ClipFeatures, Geometry
 from hearalert_train.distill import DistillSampler, aligned, teacher_scores
+from tiny_corpora import make_tiny_corpora
 
 SPEC = dict(train.model_spec(), normalization={"mean": [0.0] * 64, "std": [1.0] * 64})
 GEOMETRY = Geometry.of(SPEC, frames=48, step=6)
@@ -75,11 +74,7 @@ def test_mining_keeps_windows_the_student_fires_on_and_the_teacher_does_not() ->
 
 
 def test_a_few_distillation_steps_on_tiny_audio(tmp_path: Path) -> None:
-    settings = MixSettings(clip_seconds=4.0, alert_free_fraction=0.2)
-    make_corpus.generate(tmp_path / "train", "train", 5, 4, settings, workers=1, rooms=2, progress=False)
-    make_corpus.generate(tmp_path / "val", "val", 5, 3, settings, workers=1, rooms=2, progress=False)
-    make_corpus.generate(tmp_path / "free", "val", 7, 2, MixSettings(clip_seconds=4.0, alert_free_fraction=1.0),
-                         workers=1, rooms=2, progress=False)
+    make_tiny_corpora(tmp_path, train_files=4, workers=1)
     out = tmp_path / "model.safetensors"
     args = train.parse_args(["--train", str(tmp_path / "train"), "--val", str(tmp_path / "val"), "--out", str(out),
                              "--distill", str(tmp_path / "free"), "--distill-fraction", "0.5", "--steps", "4",

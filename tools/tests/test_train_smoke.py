@@ -22,6 +22,7 @@ import train
 from hearalert_corpus.mixing import MixSettings
 from hearalert_train.data import Geometry, near_onset, window_targets
 from hearalert_train.tracker import TrackerSettings, track
+from tiny_corpora import make_tiny_corpora
 
 TOOLS = Path(__file__).resolve().parents[1]
 
@@ -47,11 +48,7 @@ def _c_core() -> ctypes.CDLL:
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("smoke")
-    settings = MixSettings(clip_seconds=4.0, alert_free_fraction=0.2)
-    make_corpus.generate(root / "train", "train", 5, 6, settings, workers=2, rooms=2, progress=False)
-    make_corpus.generate(root / "val", "val", 5, 3, settings, workers=2, rooms=2, progress=False)
-    make_corpus.generate(root / "free", "val", 7, 2, MixSettings(clip_seconds=4.0, alert_free_fraction=1.0),
-                         workers=2, rooms=2, progress=False)
+    make_tiny_corpora(root, train_files=6, workers=2)
     out = root / "model.safetensors"
     args = train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(out),
                              "--steps", "6", "--eval-every", "3", "--batch", "8", "--no-tune",
