@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The default model's recipe, from nothing to models/default.safetensors and its scores on real recordings.
+#
+#   tools/recipes/default.sh [WORK]        (WORK: where audio, corpora and caches go; default corpora/recipe)
+#
+# 1. real audio from pinned public sources (tools/real_audio.tsv, tools/alert_recordings.tsv), by role:
+#    train (heard in training or distillation), dev (model choice only), test (never heard)
+# 2. the synthetic corpus (make_corpus.py), a regression check and the bulk of the labelled alerts
+# 3. real sets (make_real_set.py): labelled real alerts in real backgrounds for training; alert-free real audio
+#    to distil the YAMNet teacher on; a development set and a test set, disjoint by source
+# 4. training (train.py): checkpoint, thresholds and tracker chosen on the real development set, with a budget
+#    of false alarms per hour on its real alert-free audio
+# 5. scores on the real test set (score_real.py through the host) and the synthetic test split
+# Every step prints what it wrote; a step whose output exists is not redone (delete it to redo it).
+# Environment: THREADS (torch threads, default 2), SEED (training seed, default 1).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+WORK=${1:-corpora/recipe}
+THREADS=${THREADS:-2}
+SEED=${SEED:-1}
+PY=.venv/bin/python
+mkdir -p "$WORK"
+tools/setup.sh --python
+step() { printf '\n== %s (%s)\n' "$1" "$(date +%T)" >&2; }
+
+step "real recordings"
+$PY tools/fetch_real_audio.py --out "$WORK/real" --cache "$WORK/cache" --skip-existing \
+    --sources-tsv "$WORK/SOURCES.tsv"
+step "synthetic corpus"
+[ -f "$WORK/alerts/splits.tsv" ] || $PY tools/fetch_alert_recordings.py --out "$WORK/alerts" --debs "$WORK/cache/debs"
+[ -f "$WORK/synth/test/corpus.json" ] || $PY tools/make_corpus.py --out "$WORK/synth" \
+    --splits train=16,val=1.5,test=1.5 --seed 2026 --alerts-dir "$WORK/alerts" --real-alert-fraction 0.25 --no-progress
+step "real sets"
+real_set() {  # real_set NAME ROLE SEED [make_real_set.py options]
+  local name=$1 role=$2 seed=$3
+  shift 3
+  [ -f "$WORK/$name/corpus.json" ] || $PY tools/make_real_set.py --real "$WORK/real" --role "$role" \
+      --out "$WORK/$name" --seed "$seed" "$@"
+}
+real_set real-train-alerts train 13 --kinds mixture,isolated --mixtures-per-alert 20 --snr=-10,15 --alert-components
+real_set real-train-free train 13 --kinds free
+real_set real-dev dev 11
+real_set real-test test 12
+step "training"
+$PY tools/train.py --train "$WORK/synth/train" --train "$WORK/real-train-alerts" --distill "$WORK/real-train-free" \
+    --val "$WORK/real-dev" --test "$WORK/real-test" --out models/default.safetensors \
+    --report "$WORK/report.json" --cache "$WORK/cache/features" --seed "$SEED" --threads "$THREADS" \
+    --frames 96 --start-padding 90 --region 0.2 --onset-lag 0.2 --channels 24,48,96,192 --hard-negatives 0.15 \
+    --steps 12000 --eval-every 2000 --patience 3 --minutes 120 --select-fa-weight 0.002 --fa-budget 2
+step "scores"
+swift build -c release >&2
+$PY tools/score_real.py --corpus "$WORK/real-test" --model models/default.safetensors --json "$WORK/real-test.json"
+.build/release/hearalert evaluate --corpus "$WORK/synth/test" --model models/default.safetensors --no-enhancement \
+    --json "$WORK/synth-test.json" | tail -n 25
