@@ -38,7 +38,7 @@ real_set() {  # real_set NAME ROLE SEED [make_real_set.py options]
       --out "$WORK/$name" --seed "$seed" "$@"
 }
 real_set real-train-alerts train 13 --kinds mixture,isolated --mixtures-per-alert 20 --snr=-10,15 --alert-components
-real_set real-train-free train 13 --kinds free
+real_set real-train-free train 13 --kinds free --max-free-seconds 180
 real_set real-dev dev 11
 real_set real-test test 12
 step "training"
@@ -46,7 +46,7 @@ $PY tools/train.py --train "$WORK/synth/train" --train "$WORK/real-train-alerts"
     --val "$WORK/real-dev" --test "$WORK/real-test" --out models/default.safetensors \
     --report "$WORK/report.json" --cache "$WORK/cache/features" --seed "$SEED" --threads "$THREADS" \
     --frames 96 --start-padding 90 --region 0.2 --onset-lag 0.2 --channels 24,48,96,192 --hard-negatives 0.15 \
-    --steps 12000 --eval-every 2000 --patience 3 --minutes 120 --select-fa-weight 0.002 --fa-budget 2
+    --steps 8000 --eval-every 2000 --patience 3 --minutes 120 --select-fa-weight 0.002 --fa-budget 2
 step "scores"
 swift build -c release >&2
 $PY tools/score_real.py --corpus "$WORK/real-test" --model models/default.safetensors --json "$WORK/real-test.json"
