@@ -56,7 +56,8 @@ def run_host(binary: Path, corpus: Path, model: Path, extra: list[str]) -> dict:
                    "--no-enhancement", "--json", str(out), *extra]
         done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode != 0:
-            raise SystemExit(f"error: {' '.join(command)} failed: {done.stderr.strip().splitlines()[-1:]}")
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1].removeprefix("Error: ")
+            raise SystemExit(f"error: hearalert evaluate failed (exit {done.returncode}): {last}")
         return json.loads(out.read_text())
 
 

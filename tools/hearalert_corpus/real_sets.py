@@ -125,11 +125,6 @@ def _background(free: list[tuple[Recording, np.ndarray]], n: int, rng: np.random
     return recording, start, x[start:start + n].astype(np.float32)
 
 
-def _snr_for(index: int, buckets: list[tuple[float, float]], rng: np.random.Generator) -> float:
-    lo, hi = buckets[index % len(buckets)]
-    return round(float(rng.uniform(lo, hi)), 2)
-
-
 def mixture(alert: np.ndarray, free: list[tuple[Recording, np.ndarray]], clip_s: float, snr_db: float,
             rng: np.random.Generator) -> tuple[Clip, dict]:
     """A real alert excerpt (at most clip_s - 2 s, placed at least 1 s in) over a real background at `snr_db`."""
