@@ -26,6 +26,8 @@ step() { printf '\n== %s (%s)\n' "$1" "$(date +%T)" >&2; }
 step "real recordings"
 $PY tools/fetch_real_audio.py --out "$WORK/real" --cache "$WORK/cache" --skip-existing \
     --sources-tsv "$WORK/SOURCES.tsv"
+cmp -s "$WORK/SOURCES.tsv" models/SOURCES.tsv ||
+  echo "recipe: $WORK/SOURCES.tsv differs from models/SOURCES.tsv: the manifests changed; commit the new rows" >&2
 step "synthetic corpus"
 [ -f "$WORK/alerts/splits.tsv" ] || $PY tools/fetch_alert_recordings.py --out "$WORK/alerts" --debs "$WORK/cache/debs"
 [ -f "$WORK/synth/test/corpus.json" ] || $PY tools/make_corpus.py --out "$WORK/synth" \
