@@ -4,8 +4,9 @@ Most real recordings the project can use hold no alert, and nobody has labelled 
 teacher, trained on AudioSet's real sound, says for each 0.96-s window how much each of our six labels is there
 (the max over the AudioSet classes mapped to it). The student learns those scores as soft targets on windows of
 that audio, aligned to its own decision times: a student window ending at time t takes the teacher's scores
-interpolated between the teacher windows ending on either side of t (a teacher window's audio spans 0.975 s). On alert-free audio the teacher mostly says
-"nothing", which is what teaches the student to be quiet on real rooms and streets.
+interpolated between the teacher windows ending on either side of t (a teacher window's audio spans 0.975 s).
+On alert-free audio the teacher mostly says "nothing", which is what teaches the student to be quiet on real
+rooms and streets.
 
 Hard negatives: now and then the student scores a random sample of these windows; those where it fires
 (>= `fire`) and the teacher does not (< `quiet`) make a pool that a share of later distillation windows is drawn
