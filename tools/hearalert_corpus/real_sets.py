@@ -133,8 +133,8 @@ def mixture(alert: np.ndarray, free: list[tuple[Recording, np.ndarray]], clip_s:
     if len(alert) > longest:
         first = int(rng.integers(0, len(alert) - longest + 1))
         alert = alert[first:first + longest]
-    start = int(rng.integers(samples(1.0), n - len(alert) + 1 - samples(0.5))) if n - len(alert) - samples(
-        0.5) > samples(1.0) else samples(1.0)
+    earliest, latest = samples(1.0), n - len(alert) - samples(0.5)  # 1 s of background before, 0.5 s after
+    start = int(rng.integers(earliest, latest + 1)) if latest > earliest else earliest
     recording, bg_start, background = _background(free, n, rng)
     placed = np.zeros(n, dtype=np.float32)
     placed[start:start + len(alert)] = alert[:n - start]
