@@ -48,7 +48,7 @@ import torch
 from threadpoolctl import threadpool_limits
 
 import export
-from cli_types import number_in
+from cli_types import number_in, rise_ratios
 import features as feature_lib
 from corpus_format import Corpus, read_corpus
 import hearalert_corpus
@@ -56,7 +56,7 @@ from hearalert_train.averaging import weight_average
 from hearalert_train.data import Geometry, WindowSampler, load_features
 from hearalert_train.distill import DistillSampler, teacher_scores
 from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, false_alarms_per_hour,
-                                        format_report, full_report, predict, tune)
+                                        choose_settings, format_report, full_report, predict)
 from hearalert_train.tracker import TrackerSettings
 
 LABELS = list(hearalert_corpus.LABELS)  # the detector's outputs, in their one definition's order
@@ -110,32 +110,6 @@ def build_model(frames: int, bins: int, n_labels: int,
                                torch.nn.Linear(channels * height, n_labels), torch.nn.Sigmoid())
 
 
-THRESHOLD_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
-# s a rise may date an onset back from its crossing. Beeping and sweeping alerts are often recognised only after a
-# second or more of their rhythm, at a low score until then: on the default model's validation split, lookbacks of
-# 1/2/3/4 s scored macro onset F1 0.615/0.632/0.636/0.639 at the same threshold and false alarms (median latency
-# 0.293/0.299/0.300/0.301 s, so the latency target picks 3 s; models/MODEL_CARD.md).
-RISE_LOOKBACK_GRID = (1.0, 2.0, 3.0, 4.0)
-
-
-def tune_on_validation(corpus, preds, args, fa_audio=None) -> tuple[list[float], TrackerSettings, dict]:
-    """Thresholds and tracker settings for the file, in two passes so a 1.5-h validation split tunes in about two
-    minutes (each candidate is a sed_eval run over the whole split): first threshold x onset lag x rise ratio
-    with the settings every earlier model chose (no smoothing, merge gap 0.6 s, off ratio 0.3), then smoothing x
-    merge gap x off ratio x rise lookback around that choice."""
-    lags = (None,) if args.onset_lag is None else tuple(
-        round(args.onset_lag + d, 3) for d in (-0.05, 0.0, 0.05) if args.onset_lag + d >= 0)
-    common = {"per_label": args.per_label_thresholds, "fa_weight": args.fa_weight, "fa_audio": fa_audio,
-              "fa_budget": args.fa_budget}
-    thresholds, first, _ = tune(corpus, preds, LABELS, grid_thresholds=THRESHOLD_GRID, grid_smoothing=(1,),
-                                grid_merge=(0.6,), grid_off=(0.3,), grid_lag=lags, grid_rise=args.rise_ratios,
-                                **common)
-    return tune(corpus, preds, LABELS,
-                grid_thresholds=THRESHOLD_GRID if args.per_label_thresholds else (thresholds[0],),
-                grid_smoothing=(1, 2), grid_merge=(0.6, 1.0), grid_off=(0.3, 0.5), grid_lag=(first.onset_lag,),
-                grid_rise=(first.onset_rise_ratio,), grid_lookback=RISE_LOOKBACK_GRID, **common)
-
-
 def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None,
                      fa_weight: float = 0.0) -> tuple[float, list, float]:
     """Validation macro onset F1 of the network as it stands, minus `fa_weight` per false alarm per hour on
@@ -168,19 +142,6 @@ def _channels(text: str) -> list[int]:
     return values
 
 
-def _rise_ratios(text: str) -> tuple[float | None, ...]:
-    """--rise-ratios: values in (0, 1] or "none", e.g. none,0.3,0.2."""
-    values = []
-    for v in text.split(","):
-        try:
-            values.append(None if v == "none" else float(v))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{v!r} is neither a number nor 'none'") from None
-        if values[-1] is not None and not 0 < values[-1] <= 1:
-            raise argparse.ArgumentTypeError(f"rise ratio {v} is not in (0, 1]")
-    return tuple(values)
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--train", required=True, type=Path, action="append",
@@ -202,12 +163,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--onset-lag", type=float,
                    help="stamp decisions at window end minus this (s) instead of the centre while early-stopping; "
                         "tuning then also tries lags around it (host tracker key onset_lag)")
-    p.add_argument("--rise-ratios", type=_rise_ratios, default=(None, 0.3, 0.2, 0.1),
+    p.add_argument("--rise-ratios", type=rise_ratios, default=(None, 0.3, 0.2, 0.1),
                    help="onset_rise_ratio values tuning tries (host tracker key: stamp an onset where the score "
                         "first rose to this fraction of the threshold; none: at the crossing)")
     p.add_argument("--per-label-thresholds", action="store_true",
-                   help="tune one threshold per label instead of one shared threshold (needs a large validation "
-                        "split: per-label thresholds fitted 0.5 h of validation audio's noise)")
+                   help="after the shared threshold, move each label's threshold against the same objective "
+                        "(false-alarm budget included); wants a validation split with several events of every label")
     p.add_argument("--fa-weight", type=number_in(0.0), default=0.001,
                    help="tuning: macro F1 given up per false alarm per hour on alert-free validation audio "
                         "(default 0.001: ten false alarms an hour cost one point of F1; 0 tunes for F1 alone)")
@@ -394,7 +355,10 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     if args.no_tune:
         thresholds, settings = [0.5] * len(LABELS), TrackerSettings()
     else:
-        thresholds, settings, tuned = tune_on_validation(val_corpus, val_preds, args, fa_audio)
+        thresholds, settings, tuned = choose_settings(
+            val_corpus, val_preds, LABELS, onset_lag=args.onset_lag, rise_ratios=args.rise_ratios,
+            per_label=args.per_label_thresholds, fa_weight=args.fa_weight, fa_budget=args.fa_budget,
+            fa_audio=fa_audio)
         print(f"tuned on val: thresholds {thresholds}, tracker {settings.as_metadata()}, {tuned}", flush=True)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -429,6 +429,52 @@ def test_tuning_counts_a_label_it_silences_as_zero_not_as_undefined():
     assert summary["macro_f1"] == pytest.approx(2 / 3)
 
 
+def test_per_label_thresholds_move_only_where_the_budget_allows():
+    # Shared thresholds: 0.4 finds every "b" but takes the "a" blip on f3 (600 per hour); 0.8 keeps to a 100-per-hour
+    # budget and finds one "b" in three. Per label, "a" at 0.8 and "b" at 0.4 keep to it and find everything.
+    # With a separate alert-free corpus holding a 0.6 blip of "b", "b" at 0.4 breaks the budget there (class F1
+    # cannot see it: the file has no events of its own), so "b" must stay at 0.8.
+    from hearalert_train.evaluation import tune
+
+    corpus, preds = _three_b_alerts_and_a_blip()
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_budget=100.0, **TOY_GRID)
+    assert thresholds == [0.8, 0.8]
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_budget=100.0, per_label=True, **TOY_GRID)
+    assert thresholds == [0.8, 0.4]
+    assert summary["macro_f1"] == pytest.approx(1.0) and summary["false_alarms_per_hour"] == 0.0
+    free, free_preds = _toy_corpus({"g1.wav": []}), _toy_predictions({"g1.wav": (TOY_SILENT, _toy_blip(0.6))})
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_budget=100.0, per_label=True,
+                                  fa_audio=(free, free_preds), **TOY_GRID)
+    assert thresholds == [0.8, 0.8] and summary["false_alarms_per_hour"] == 0.0
+
+
+def test_retune_changes_only_thresholds_tracker_and_provenance(trained, tmp_path):
+    import retune
+
+    root, out, _, _, _ = trained
+    retuned = tmp_path / "retuned.safetensors"
+    retune.main(["--model", str(out), "--val", str(root / "val"), "--out", str(retuned), "--fa-budget", "50",
+                 "--per-label-thresholds", "--rise-ratios", "none", "--report", str(tmp_path / "r.json")])
+    before, after = alertnet_ref.load(out), alertnet_ref.load(retuned)
+    assert before.tensors.keys() == after.tensors.keys()
+    assert all(np.array_equal(before.tensors[k], after.tensors[k]) for k in before.tensors)
+    changed = {k for k in before.metadata.keys() | after.metadata.keys()
+               if before.metadata.get(k) != after.metadata.get(k)}
+    assert changed <= {"thresholds", "tracker", "trained_on"} and "trained_on" in changed
+    assert after.metadata["trained_on"].startswith(before.metadata["trained_on"] + "; thresholds and tracker retuned")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["thresholds"] == after.thresholds
+
+
+def test_retune_refuses_to_overwrite_its_input(trained, capsys):
+    import retune
+
+    root, out, _, _, _ = trained
+    with pytest.raises(SystemExit):
+        retune.parse_args(["--model", str(out), "--val", str(root / "val"), "--out", str(out)])
+    assert "--out must differ from --model" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
                                  ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"],

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Choose a weight file's thresholds and tracker settings again, on a development corpus, without retraining.
+
+A detector's thresholds are a choice made after training, on a development set: how many false alarms an hour
+the user lives with, against how many alerts are found. When a better development set exists (more real alerts,
+every label, more real alert-free audio), that choice should be made again on it, and the network itself need
+not change. This tool rebuilds the network from the file (hearalert_train/from_weights.py, checked against the
+numpy reference tools/alertnet_ref.py), scores every file of --val at the host's decision step, runs the same
+choice as train.py's end (hearalert_train/evaluation.choose_settings: a shared threshold x onset lag x rise
+ratio, then smoothing x merge gap x off ratio x rise lookback, then, with --per-label-thresholds, each label's
+own threshold against the same objective), and writes a copy of the file with only `thresholds` and `tracker`
+changed and a line added to `trained_on`; weights, graph, features, labels and every other key keep their values.
+
+The objective is train.py's: macro onset F1 on --val, under --fa-budget false alarms per hour on --val's
+alert-free files (plus --fa-corpus's), with the median-latency target, minus --fa-weight per false alarm per hour.
+
+Examples:
+  .venv/bin/python tools/retune.py --model models/default.safetensors --val corpora/real-dev \\
+      --fa-budget 2 --per-label-thresholds --out /tmp/retuned.safetensors
+  .venv/bin/python tools/score_real.py --corpus corpora/real-test --model /tmp/retuned.safetensors
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import alertnet_ref
+import export
+import hearalert_corpus
+from cli_types import number_in, rise_ratios
+from corpus_format import read_corpus
+from hearalert_train.data import Geometry
+from hearalert_train.evaluation import choose_settings, format_report, full_report, predict
+from hearalert_train.from_weights import torch_module
+from hearalert_train.tracker import TrackerSettings
+
+RISE_DEFAULT = "none,0.3,0.2,0.1"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True, type=Path, help="the weight file to retune (left as it is)")
+    p.add_argument("--val", required=True, type=Path, help="development corpus the choice is made on")
+    p.add_argument("--out", required=True, type=Path, help="where to write the retuned copy")
+    p.add_argument("--fa-corpus", type=Path, help="more alert-free audio whose false alarms count against the budget")
+    p.add_argument("--fa-budget", type=number_in(0.0), metavar="PER_HOUR",
+                   help="keep false alarms per hour on the alert-free audio at or under this (default: no budget)")
+    p.add_argument("--fa-weight", type=number_in(0.0), default=0.001,
+                   help="macro F1 given up per false alarm per hour (default 0.001)")
+    p.add_argument("--per-label-thresholds", action="store_true",
+                   help="after the shared threshold, move each label's own threshold against the same objective")
+    p.add_argument("--rise-ratios", type=rise_ratios, default=rise_ratios(RISE_DEFAULT),
+                   help=f"onset_rise_ratio values to try (default {RISE_DEFAULT})")
+    p.add_argument("--report", type=Path, help="write the development report of the retuned file here (JSON)")
+    args = p.parse_args(argv)
+    if args.out.resolve() == args.model.resolve():
+        p.error("--out must differ from --model: the original stays as it is")
+    return args
+
+
+def retune(args: argparse.Namespace) -> dict:
+    try:
+        model = alertnet_ref.load(args.model)
+    except (OSError, alertnet_ref.ModelError) as error:
+        raise SystemExit(f"Error: {args.model}: {error}") from None
+    labels = model.labels
+    if labels != list(hearalert_corpus.LABELS):
+        raise SystemExit(f"Error: {args.model} has labels {labels}; the corpora score {list(hearalert_corpus.LABELS)}")
+    val = read_corpus(args.val)
+    fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
+    spec = json.loads(model.metadata["features"])
+    geometry = Geometry.of(spec, model.frames, model.step, model.start_padding)
+    network = torch_module(model)
+    before = TrackerSettings(**json.loads(model.metadata.get("tracker", "{}")))
+
+    t0 = time.time()
+    print(f"scoring {len(val.files)} files of {args.val}", flush=True)
+    predictions = predict(network, val, spec, geometry)
+    fa_audio = (fa_corpus, predict(network, fa_corpus, spec, geometry)) if fa_corpus else None
+    print(f"scored in {time.time() - t0:.0f} s; choosing settings", flush=True)
+    thresholds, settings, summary = choose_settings(
+        val, predictions, labels, onset_lag=before.onset_lag, rise_ratios=args.rise_ratios,
+        per_label=args.per_label_thresholds, fa_weight=args.fa_weight, fa_budget=args.fa_budget, fa_audio=fa_audio)
+    print(f"thresholds {model.thresholds} -> {thresholds}\ntracker {before.as_metadata()} -> "
+          f"{settings.as_metadata()}\n{summary}", flush=True)
+
+    metadata = dict(model.metadata)
+    context = {"frames": model.frames, "step": model.step}
+    if model.start_padding:
+        context["start_padding"] = model.start_padding
+    extra = {k: v for k, v in metadata.items() if k not in
+             {"format", "format_version", "model_name", "trained_on", "features", "context", "labels", "thresholds",
+              "graph", "tracker"}}
+    extra["tracker"] = settings.as_metadata()
+    budget = f" under {args.fa_budget:g} false alarms/h" if args.fa_budget is not None else ""
+    trained_on = (metadata.get("trained_on", "") + f"; thresholds and tracker retuned on {val.root.name} "
+                  f"({len(val.files)} files){budget} by retune.py")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    export.export(args.out, model.tensors, model.graph, spec, labels, [float(t) for t in thresholds], context,
+                  metadata.get("model_name", ""), trained_on, extra_metadata=extra)
+    print(f"wrote {args.out}", flush=True)
+
+    report = full_report(val, predictions, labels, thresholds, settings)
+    print(format_report(report, labels), flush=True)
+    if args.report:
+        args.report.write_text(json.dumps({"thresholds": thresholds, "tracker": settings.as_metadata(),
+                                           "objective_summary": summary, "val": report}, indent=1) + "\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    retune(parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
