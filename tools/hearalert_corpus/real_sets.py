@@ -29,9 +29,8 @@ import numpy as np
 from . import LABELS, SAMPLE_RATE
 from .mixing import EVENT_GAP, Clip, merge_segments
 from .signals import active_power, samples
-from .sources import active_segments, load_audio
+from .sources import AUDIO_SUFFIXES, active_segments, load_audio
 
-AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga")
 ISOLATED_SNR_DB = 30.0
 MAX_ISOLATED_S = 20.0
 LEAD_S = 1.0            # quiet background before (and after) an isolated alert

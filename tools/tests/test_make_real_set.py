@@ -145,3 +145,17 @@ def test_bad_input_is_one_line_and_nothing_is_replaced(real_tree: Path, tmp_path
     assert "pass --force" in capsys.readouterr().err and (out / "mine.txt").read_text() == "keep"
     assert make_real_set.main(["--real", str(real_tree), "--role", "val", "--out", str(tmp_path / "y")]) == 1
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_alerts_stored_as_mp3_are_listed(tmp_path: Path) -> None:
+    """fetch_real_audio.py stores an alert as its source does, MP3 included (sources.AUDIO_SUFFIXES)."""
+    from hearalert_corpus.real_sets import list_role
+
+    role = tmp_path / "dev"
+    _write(role / "alert_free/speech/talk.wav", 0.1 * np.random.default_rng(1).standard_normal(5 * SR))
+    horn = role / "alerts/car_horn/horn.mp3"
+    horn.parent.mkdir(parents=True)
+    sf.write(str(horn), _beeps(0.3, 0.2, 2, 420.0).astype(np.float32), SR, format="MP3")
+    free, alerts = list_role(role)
+    assert [(a.relative, a.kind) for a in alerts] == [("alerts/car_horn/horn.mp3", "car_horn")]
+    assert [f.kind for f in free] == ["speech"]
