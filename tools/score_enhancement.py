@@ -15,7 +15,8 @@ Four subcommands:
                  from sources whose detection role is dev or test; with --sources-tsv it writes the recordings
                  used into models/ENHANCEMENT_SOURCES.tsv (split `enhancer-test`).
   alerts         on a corpus with alerts/ components (tools/make_corpus.py writes them), measures the alert
-                 energy retained during annotated alerts, 20·log10(⟨ŷ, a⟩/⟨a, a⟩), with and without the alert flag.
+                 energy retained during annotated alerts, 20·log10(⟨ŷ, a⟩/⟨a, a⟩), with and without the alert
+                 flag.
   score          enhances every audio/ file with each system, takes out the system's measured delay, and reports
                  per condition (noise kind × SNR, each kind, each SNR, all): SNR and segmental SNR (and their
                  improvement over the input), PESQ-WB (ITU-T P.862.2, `pesq` package) and STOI (Taal et al. 2011,
@@ -395,7 +396,8 @@ def report(systems: list[str], scored: dict, command: str) -> str:
     conditions = sorted({key for (_, key) in results},
                         key=lambda k: (k[0] == "all", k[0], k[1] is None, k[1] or 0))
     lines = [f"Produced by: `{command}`", "",
-             "| noise | input SNR | system | files | SNR dB (Δ) | segSNR dB (Δ) | PESQ-WB (Δ) | STOI (Δ) | delay ms |",
+             "| noise | input SNR | system | files | SNR dB (Δ) | segSNR dB (Δ) | PESQ-WB (Δ) | STOI (Δ) "
+             "| delay ms |",
              "|---|---|---|---|---|---|---|---|---|"]
     for condition in conditions:
         base = results[("unprocessed", condition)]

@@ -18,8 +18,8 @@ RATE = 16000
 
 
 def voiced(seconds: float = 3.0, seed: int = 2) -> np.ndarray:
-    """A test signal for the delay arithmetic: a 140 Hz harmonic complex with a drifting pitch, syllable-rate bursts (4 Hz)
-    and a little breath noise, at about −26 dBFS."""
+    """A test signal for the delay arithmetic: a 140 Hz harmonic complex with a drifting pitch, syllable-rate
+    bursts (4 Hz) and a little breath noise, at about −26 dBFS."""
     rng = np.random.default_rng(seed)
     t = np.arange(int(seconds * RATE)) / RATE
     f0 = 140 * (1 + 0.08 * np.sin(2 * np.pi * 0.7 * t))
