@@ -24,7 +24,7 @@ let package = Package(
             dependencies: [
                 "CFFTW3f", "CALSA", "CSndfile", "CSoxr", "COpenBLAS", "CAlertNet",
             ],
-            exclude: ["Enhancement/README.md", "Evaluation/README.md", "Formats/README.md"]
+            exclude: ["Enhancement/README.md", "Enhancement/EXPERIMENTS.md", "Evaluation/README.md", "Formats/README.md"]
         ),
 
         /// The command-line tool: parses, builds a configuration, calls HearAlertKit, prints.

@@ -152,7 +152,12 @@ class Row:
 
     @property
     def sources_name(self) -> str:
-        return {"deb": self.source, "git": f"git:{self.source}", "pypi": f"pypi:{self.source}"}[self.source_type]
+        return sources_name(self.source_type, self.source)
+
+
+def sources_name(source_type: str, source: str) -> str:
+    """A source as models/SOURCES.tsv names it: the Debian package, git:OWNER/NAME or pypi:NAME."""
+    return {"deb": source, "git": f"git:{source}", "pypi": f"pypi:{source}"}[source_type]
 
 
 def flat_name(path_inside: str) -> str:

