@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import HearAlertKit
+
+/// The learned noise estimator against the numpy definition (Fixtures/noise, made by
+/// tools/fixtures/make_noise_estimator_fixtures.py with tools/noise_estimator.py and the independent reference
+/// tools/alertnet_ref.py), its file checks, and the bundled model (models/noise.safetensors) in the enhancer.
+struct LearnedNoiseEstimatorTests {
+    static let fixtures = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/noise")
+    static let tinyModel = fixtures.appendingPathComponent("tiny-noise.safetensors").path
+    static let bundledModel = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("models/noise.safetensors").path
+    static let detectorModel = AlertModelTests.sigmoidModel
+
+    /// The estimator fed as the enhancer feeds it: the low-latency framing's spectra, from the first hop whose
+    /// frame holds only signal; returns its estimate after each hop.
+    static func estimates(of signal: [Float], modelPath: String) throws -> [[Float]] {
+        let framing = try EnhancerFraming(mode: .lowLatency, sampleRate: 16_000)
+        let stft = try StreamingSTFT(fftSize: framing.fftSize, hopLength: framing.hopLength,
+                                     analysisWindow: framing.analysisWindow, synthesisWindow: framing.synthesisWindow)
+        let estimator = try LearnedNoiseEstimator(
+            modelPath: modelPath, sampleRate: 16_000, fftSize: framing.fftSize, hopLength: framing.hopLength)
+        let hop = framing.hopLength
+        let partial = framing.fftSize / hop - 1
+        var power = [Float](repeating: 0, count: framing.fftSize / 2 + 1)
+        var out: [[Float]] = []
+        for start in stride(from: 0, through: signal.count - hop, by: hop) {
+            signal[start..<(start + hop)].withUnsafeBufferPointer { stft.analyze($0) }
+            guard start / hop >= partial else { continue }
+            for bin in power.indices { power[bin] = stft.real[bin] * stft.real[bin] + stft.imag[bin] * stft.imag[bin] }
+            power.withUnsafeBufferPointer { estimator.update(power: $0) }
+            out.append(Array(estimator.noisePower))
+        }
+        return out
+    }
+
+    @Test func matchesTheNumpyDefinitionFrameByFrame() throws {
+        let signal = try NPYMatrix(contentsOf: Self.fixtures.appendingPathComponent("signal.npy")).values
+        let expected = try NPYMatrix(contentsOf: Self.fixtures.appendingPathComponent("noise.npy"))
+        let found = try Self.estimates(of: signal, modelPath: Self.tinyModel)
+        #expect(found.count == expected.rows)
+        var worst: Float = 0
+        for frame in 0..<min(found.count, expected.rows) {
+            for bin in 0..<expected.columns {
+                let reference = expected[frame, bin]
+                worst = max(worst, abs(found[frame][bin] - reference) / max(reference, 1e-9))
+            }
+        }
+        // float32 spectra and sums against float64: 10⁻³ relative is 0.004 dB.
+        #expect(worst < 1e-3, "largest relative difference \(worst)")
+    }
+
+    @Test func aDetectorFileIsRefusedAsANoiseEstimator() throws {
+        let configuration = EnhancerConfiguration(noiseEstimation: .learned(modelPath: Self.detectorModel))
+        let error = #expect(throws: EnhancerError.self) {
+            try SpeechEnhancer(configuration: configuration, sampleRate: 16_000)
+        }
+        #expect(error?.description == "enhancer: noise model \(Self.detectorModel): the model is an alert detector "
+                    + "(task alert_detection), not a noise estimator for the speech enhancer")
+    }
+
+    @Test func aNoiseEstimatorIsRefusedAsADetector() throws {
+        let model = try AlertModel(path: Self.tinyModel)
+        #expect(model.task == .noiseEstimation)
+        #expect(throws: AlertModelError.wrongTask(expected: .alertDetection, found: .noiseEstimation)) {
+            try AlertDetector(model: model, settings: TrackerSettings(model: model))
+        }
+    }
+
+    /// A task the host does not know is refused at load, whatever it is then used for.
+    @Test func anUnknownTaskIsRefused() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.tinyModel))
+        let text = try #require(String(data: bytes, encoding: .isoLatin1))
+        #expect(text.contains("\"task\":\"noise_estimation\""))
+        let changed = text.replacingOccurrences(of: "\"task\":\"noise_estimation\"", with: "\"task\":\"noise_estimatiom\"")
+        let error = #expect(throws: AlertModelError.self) {
+            try AlertModel(bytes: Array(try #require(changed.data(using: .isoLatin1))))
+        }
+        #expect(error?.description == "metadata task \"noise_estimatiom\" is not one of alert_detection, noise_estimation")
+    }
+
+    @Test func anotherFramingIsRefusedWithBoth() throws {
+        let configuration = EnhancerConfiguration(mode: .higherQuality, noiseEstimation: .learned(modelPath: Self.tinyModel))
+        let error = #expect(throws: EnhancerError.self) {
+            try SpeechEnhancer(configuration: configuration, sampleRate: 16_000)
+        }
+        #expect(error?.description.hasSuffix("it was trained on 256-sample frames every 64 samples at 16000 Hz; this "
+                    + "enhancer frames 512 samples every 128 at 16000 Hz") == true)
+    }
+
+    /// MCRA when asked is the enhancer exactly as before (the library's default), and the learned estimate
+    /// changes the output.
+    @Test func mcraWhenAskedIsTheDefaultEnhancer() throws {
+        var signals = EnhancementTestSignals(seed: 5)
+        let noise = signals.gaussian(count: 16_000, standardDeviation: 0.02)
+        let speech = EnhancementTestSignals.syllables(count: 16_000, sampleRate: 16_000, amplitude: 0.05)
+        let input = zip(noise, speech).map { $0 + $1 }
+        func run(_ estimation: NoiseEstimation?) throws -> [Float] {
+            let configuration = estimation.map { EnhancerConfiguration(noiseEstimation: $0) } ?? EnhancerConfiguration()
+            return EnhancementTestSignals.enhance(
+                input, with: try SpeechEnhancer(configuration: configuration, sampleRate: 16_000))
+        }
+        let plain = try run(nil)
+        #expect(try run(.mcra) == plain)
+        #expect(try run(.learned(modelPath: Self.bundledModel)) != plain)
+    }
+
+    /// The impulse test with the learned estimate: the delay is the framing's, whatever estimates the noise.
+    @Test func impulseComesOutAfterTheStatedLatency() throws {
+        let enhancer = try SpeechEnhancer(
+            configuration: .init(noiseEstimation: .learned(modelPath: Self.bundledModel)), sampleRate: 16_000)
+        var input = [Float](repeating: 0, count: 8000)
+        input[4000] = 1
+        let output = EnhancementTestSignals.enhance(input, with: enhancer)
+        let peak = try #require(output.indices.max { abs(output[$0]) < abs(output[$1]) })
+        #expect(peak - 4000 == enhancer.latencySamples)
+        #expect(enhancer.latencySamples + enhancer.hopLength <= 160)
+    }
+}
