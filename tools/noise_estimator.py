@@ -12,11 +12,13 @@ window), from the periodogram P_t(k):
 2. a smoothed band power S_t = α S_{t−1} + (1 − α) E_t (S_0 = E_0), α = 0.8 per 10 ms carried to the hop
    (MCRA's αs, ``RecursiveSmoothing``);
 3. its minimum over the last U blocks of V frames (the current, partial block included): minimum statistics;
-4. the network's input, ``[K + 2, B]`` rows of dB values (10·log10 max(x, 1e-10)): the last K band-energy
-   frames (oldest first; before the stream's first frame, copies of it), then S_t, then the minimum;
-5. the network (run every ``step`` hops, its output held in between) gives per band the noise fraction
+4. MCRA's noise estimate (``NoisePowerTracker``, run on the same periodograms) pooled into the same bands;
+5. the network's input, ``[K + 3, B]`` rows in the file's log (10·log10 max(x, 1e-10)): the last K
+   band-energy frames (oldest first; before the stream's first frame, copies of it), then S_t, the minimum and
+   MCRA's estimate — so the network refines the classical estimate rather than replacing it;
+6. the network (run every ``step`` hops, its output held in between) gives per band the noise fraction
    r(b) ∈ (0, 1) of the smoothed power;
-6. per bin, the smoothed periodogram S'_t(k) = α S'_{t−1}(k) + (1 − α) P_t(k) times r interpolated linearly
+7. per bin, the smoothed periodogram S'_t(k) = α S'_{t−1}(k) + (1 − α) P_t(k) times r interpolated linearly
    between the bands' centres (the filterbank's centre of mass, in bins; constant beyond the outer centres) is
    the noise estimate λ_t(k) that the gain rule takes.
 
@@ -106,18 +108,22 @@ def decibels(values: np.ndarray) -> np.ndarray:
 
 
 def band_rows(power: np.ndarray, spec_input: dict, filterbank: np.ndarray) -> dict[str, np.ndarray]:
-    """The per-frame quantities the input rows are made of, in dB: ``energy``, ``smoothed``, ``minimum`` [frames, B]."""
-    energy = power @ filterbank.T.astype(np.float64)
+    """The per-frame quantities the input rows are made of, in dB: ``energy``, ``smoothed``, ``minimum`` and
+    ``mcra`` [frames, B]."""
+    bands = filterbank.T.astype(np.float64)
+    energy = power @ bands
     smoothed = smooth(energy, smoothing_factor(spec_input))
     minimum = block_minimum(smoothed, spec_input["minimum_block_frames"], spec_input["minimum_blocks"])
-    return {"energy": decibels(energy), "smoothed": decibels(smoothed), "minimum": decibels(minimum)}
+    return {"energy": decibels(energy), "smoothed": decibels(smoothed), "minimum": decibels(minimum),
+            "mcra": decibels(mcra(power) @ bands)}
 
 
 def windows(rows: dict[str, np.ndarray], recent_frames: int) -> np.ndarray:
-    """[frames, K + 2, B]: each frame's network input (recent frames clamped to the first one)."""
+    """[frames, K + 3, B]: each frame's network input (recent frames clamped to the first one)."""
     count = len(rows["energy"])
     index = np.clip(np.arange(count)[:, None] - np.arange(recent_frames - 1, -1, -1)[None, :], 0, None)
-    return np.concatenate([rows["energy"][index], rows["smoothed"][:, None], rows["minimum"][:, None]], axis=1)
+    return np.concatenate([rows["energy"][index], rows["smoothed"][:, None], rows["minimum"][:, None],
+                           rows["mcra"][:, None]], axis=1)
 
 
 def targets(speech: np.ndarray, noise: np.ndarray, spec_input: dict, filterbank: np.ndarray) -> np.ndarray:
@@ -150,7 +156,7 @@ def read_input_metadata(model) -> dict:
 
 
 def reference_noise(samples: np.ndarray, model, run) -> np.ndarray:
-    """λ_t(k) [frames, bins] for a whole signal, with ``run(window [K+2, B]) -> r [B]`` the network (e.g.
+    """λ_t(k) [frames, bins] for a whole signal, with ``run(window [K+3, B]) -> r [B]`` the network (e.g.
     ``alertnet_ref.run`` on ``model``); the oracle the host's estimator is held against."""
     spec_input = read_input_metadata(model)
     filterbank = features.mel_filterbank(model.features)
@@ -163,3 +169,51 @@ def reference_noise(samples: np.ndarray, model, run) -> np.ndarray:
     smoothed = smooth(power, smoothing_factor(spec_input))
     noise = bin_fractions(fractions, band_centres(filterbank), power.shape[1]) * smoothed
     return np.maximum(noise, SMALLEST_POWER)
+
+
+def mcra(power: np.ndarray, hop_seconds: float = HOP / SAMPLE_RATE) -> np.ndarray:
+    """[frames, bins] the MCRA noise estimate of ``NoisePowerTracker`` (Sources/HearAlertKit/Enhancement), frame
+    by frame from the first frame on: the same recursions, start-up, onset guard and DC/Nyquist deciders, in
+    float64 (the host's float32 may flip a threshold decision now and then)."""
+    frames, bins = power.shape
+    def factor(alpha):
+        return alpha ** (hop_seconds / 0.010)
+    time_smoothing, presence_smoothing, noise_smoothing = factor(0.8), factor(0.2), factor(0.95)
+    presence_ratio, onset_ratio = 5.0, 4.6 * 1.66
+    window = max(1, int(np.floor(1.0 / hop_seconds + 0.5)))
+    start_up = int(np.ceil(noise_smoothing / (1 - noise_smoothing)))
+    decider = np.arange(bins)
+    if bins >= 3:
+        decider[0], decider[-1] = 1, bins - 2
+    below = np.r_[min(1, bins - 1), np.arange(bins - 1)]
+    above = np.r_[np.arange(1, bins), max(bins - 2, 0)]
+    out = np.empty_like(power)
+    seed = np.maximum(power[0], SMALLEST_POWER)
+    smoothed, minimum, running, noise = seed.copy(), seed.copy(), seed.copy(), seed.copy()
+    presence = np.zeros(bins)
+    out[0] = noise
+    since_start, in_window = 0, 0
+    for t in range(1, frames):
+        p = power[t]
+        since_start = min(since_start + 1, start_up)
+        start_factor = since_start / (since_start + 1) if since_start < start_up else 1.0
+        power_smoothing = min(time_smoothing, start_factor)
+        settling = start_factor < time_smoothing
+        in_window = 0 if settling else in_window + 1
+        restart = in_window >= window
+        if restart:
+            in_window = 0
+        smoothed = power_smoothing * smoothed + (1 - power_smoothing) * (0.25 * p[below] + 0.5 * p + 0.25 * p[above])
+        if settling:
+            minimum, running = smoothed.copy(), smoothed.copy()
+        elif restart:
+            minimum, running = np.minimum(running, smoothed), smoothed.copy()
+        else:
+            minimum, running = np.minimum(minimum, smoothed), np.minimum(running, smoothed)
+        presence = presence_smoothing * presence + (1 - presence_smoothing) * (smoothed > presence_ratio * minimum)
+        noise_factor = np.minimum(noise_smoothing + (1 - noise_smoothing) * presence[decider], start_factor)
+        update = np.maximum(noise_factor * noise + (1 - noise_factor) * p, SMALLEST_POWER)
+        keep = (not settling) & (p[decider] > onset_ratio * minimum[decider])
+        noise = np.where(keep, noise, update)
+        out[t] = noise
+    return out

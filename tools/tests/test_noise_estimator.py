@@ -38,13 +38,13 @@ def test_block_minimum_is_the_minimum_since_the_start_of_the_oldest_block_kept(b
         np.testing.assert_array_equal(found[t], values[first:t + 1].min(axis=0))
 
 
-def test_windows_hold_the_recent_frames_oldest_first_then_the_smoothed_power_and_minimum():
+def test_windows_hold_the_recent_frames_oldest_first_then_the_smoothed_power_minimum_and_mcra():
     rows = {name: np.arange(6)[:, None] * np.ones((1, 2)) + offset
-            for name, offset in (("energy", 0), ("smoothed", 100), ("minimum", 200))}
+            for name, offset in (("energy", 0), ("smoothed", 100), ("minimum", 200), ("mcra", 300))}
     found = ne.windows(rows, 3)
-    assert found.shape == (6, 5, 2)
-    np.testing.assert_array_equal(found[0, :, 0], [0, 0, 0, 100, 200])   # before the first frame: copies of it
-    np.testing.assert_array_equal(found[4, :, 1], [2, 3, 4, 104, 204])
+    assert found.shape == (6, 6, 2)
+    np.testing.assert_array_equal(found[0, :, 0], [0, 0, 0, 100, 200, 300])   # before the first frame: copies of it
+    np.testing.assert_array_equal(found[4, :, 1], [2, 3, 4, 104, 204, 304])
 
 
 def test_targets_are_one_for_noise_alone_and_small_where_speech_dominates():
@@ -74,7 +74,7 @@ def test_the_fraction_holds_exactly_at_each_band_centre():
 def test_folded_normalisation_in_the_c_core_matches_pytorch_on_standardised_input(alertnet, tmp_path):  # noqa: F811
     torch.manual_seed(4)
     rng = np.random.default_rng(4)
-    rows, bands = 10, 32
+    rows, bands = 11, 32
     model = tne.network(rows, bands, hidden=16).eval()
     mean = rng.normal(-40, 10, (rows, bands))
     std = rng.uniform(5, 15, (rows, bands))
@@ -106,9 +106,9 @@ def test_the_bundled_file_runs_alike_in_the_c_core_and_the_numpy_reference(alert
 
 def test_the_reference_loader_refuses_an_unknown_task(tmp_path):
     path = tmp_path / "noise.safetensors"
-    model = tne.network(10, 32, hidden=4).eval()
+    model = tne.network(11, 32, hidden=4).eval()
     export.export_torch(path, model, ne.FEATURES, [f"band_{b:02d}" for b in range(32)], [0.5] * 32,
-                        {"frames": 10, "step": 4}, "test", "test", {"task": ne.TASK, "noise_input": ne.default_input()})
+                        {"frames": 11, "step": 4}, "test", "test", {"task": ne.TASK, "noise_input": ne.default_input()})
     data = path.read_bytes()
     assert b'"task":"noise_estimation"' in data
     with pytest.raises(alertnet_ref.ModelError, match="metadata task 'noise_estimatiom' is not one of"):

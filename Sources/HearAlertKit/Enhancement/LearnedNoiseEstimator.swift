@@ -8,10 +8,13 @@ import Foundation
 ///    S_t = α S_{t−1} + (1 − α) E_t (α: MCRA's αs = 0.8 at 10 ms, carried to the hop; S_0 = E_0);
 /// 2. the minimum of S over the current block of V frames and the U − 1 complete blocks before it
 ///    (minimum statistics, Martin 2001, without bias compensation: the network learns the rest);
-/// 3. every `step` hops the network takes the dB values of the last K band-energy frames (before the stream's
-///    first frame, copies of it), S_t and the minimum — past and present frames only — and gives per band the
-///    share r(b) ∈ (0, 1) of the smoothed power that is noise; it is held until the next run;
-/// 4. λ_t(k) = r(k)·S'_t(k): r interpolated linearly between the bands' centres (constant beyond the outer
+/// 3. MCRA's estimate (`NoisePowerTracker`, run on the same periodograms) pooled into the same bands;
+/// 4. every `step` hops the network takes the dB values of the last K band-energy frames (before the stream's
+///    first frame, copies of it), S_t, the minimum and MCRA's estimate — past and present frames only — and
+///    gives per band the share r(b) ∈ (0, 1) of the smoothed power that is noise; it is held until the next
+///    run. With MCRA as an input the network refines the classical estimate rather than replacing it: it can
+///    keep MCRA's level through speech, where MCRA is steady, and follow the noise where MCRA lags;
+/// 5. λ_t(k) = r(k)·S'_t(k): r interpolated linearly between the bands' centres (constant beyond the outer
 ///    ones) times the smoothed periodogram S'_t = α S'_{t−1} + (1 − α) P_t.
 ///
 /// So the estimate follows the noise within tens of milliseconds where the network sees no speech, and sits
@@ -19,6 +22,7 @@ import Foundation
 final class LearnedNoiseEstimator: NoiseEstimator {
     let binCount: Int
     private let model: NoiseModel
+    private let tracker: NoisePowerTracker
     private let smoothing: Float
     private let recentFrames: Int
     private let bandCount: Int
@@ -36,7 +40,7 @@ final class LearnedNoiseEstimator: NoiseEstimator {
     private let blockMinimum: UnsafeMutableBufferPointer<Float>    // this block's minimum of S so far
     private let blockMinima: UnsafeMutableBufferPointer<Float>     // U − 1 complete blocks' minima, [block][band]
     private let recent: UnsafeMutableBufferPointer<Float>          // ring of K rows of dB band energies
-    private let input: UnsafeMutableBufferPointer<Float>           // the network's [K + 2][B] window
+    private let input: UnsafeMutableBufferPointer<Float>           // the network's [K + 3][B] window
     private let fractions: UnsafeMutableBufferPointer<Float>       // r(b), held between runs
     private let smoothedPower: UnsafeMutableBufferPointer<Float>   // S'_t
     private let noise: UnsafeMutableBufferPointer<Float>           // λ_t
@@ -46,11 +50,14 @@ final class LearnedNoiseEstimator: NoiseEstimator {
     private(set) var hasStarted = false
 
     var noisePower: UnsafeBufferPointer<Float> { UnsafeBufferPointer(noise) }
+    /// The network's input for the latest hop, `[K + 3][B]` (made every hop, run every `step`), for the tests.
+    var networkInput: UnsafeBufferPointer<Float> { UnsafeBufferPointer(input) }
 
     /// Throws when the file cannot serve frames of `fftSize` samples every `hopLength` at `sampleRate`.
     init(modelPath: String, sampleRate: Int, fftSize: Int, hopLength: Int) throws(EnhancerError) {
         model = try NoiseModel(path: modelPath, sampleRate: sampleRate, fftSize: fftSize, hopLength: hopLength)
         binCount = fftSize / 2 + 1
+        tracker = NoisePowerTracker(binCount: binCount, hopSeconds: Double(hopLength) / Double(sampleRate))
         let rows = model.rows
         smoothing = RecursiveSmoothing.factor(
             rows.smoothing, referenceHopSeconds: rows.smoothingHopSeconds,
@@ -82,7 +89,7 @@ final class LearnedNoiseEstimator: NoiseEstimator {
         blockMinimum = .allocate(capacity: bandCount)
         blockMinima = .allocate(capacity: max(1, earlierBlocks * bandCount))
         recent = .allocate(capacity: recentFrames * bandCount)
-        input = .allocate(capacity: (recentFrames + 2) * bandCount)
+        input = .allocate(capacity: (recentFrames + 3) * bandCount)
         fractions = .allocate(capacity: bandCount)
         smoothedPower = .allocate(capacity: binCount)
         noise = .allocate(capacity: binCount)
@@ -105,18 +112,20 @@ final class LearnedNoiseEstimator: NoiseEstimator {
             buffer.update(repeating: 0)
         }
         blockMinima.update(repeating: .infinity)
+        tracker.reset()
         frame = 0
         newestRow = 0
         nextBlock = 0
         hasStarted = false
     }
 
-    /// Nothing to lower: the estimate is made afresh every hop from the last few frames, and the minimum
-    /// statistic only ever takes the lowest smoothed power, which an alert raises no more than the noise did.
-    func lower(to limit: UnsafeBufferPointer<Float>) {}
+    /// Lowers the MCRA estimate the network reads: its own rows are made afresh from the last few frames, and
+    /// the minimum statistic only ever takes the lowest smoothed power.
+    func lower(to limit: UnsafeBufferPointer<Float>) { tracker.lower(to: limit) }
 
     func update(power: UnsafeBufferPointer<Float>) {
         precondition(power.count == binCount, "power spectrum has \(power.count) bins, expected \(binCount)")
+        tracker.update(power: power)
         let keep = hasStarted ? smoothing : 0
         for (band, filter) in model.filterbank.bands.enumerated() {
             var energy: Float = 0
@@ -156,6 +165,13 @@ final class LearnedNoiseEstimator: NoiseEstimator {
         }
         let smoothedRow = recentFrames * bandCount
         let minimumRow = smoothedRow + bandCount
+        let mcraRow = minimumRow + bandCount
+        let mcra = tracker.noisePower
+        for (band, filter) in model.filterbank.bands.enumerated() {
+            var energy: Float = 0
+            for (offset, weight) in filter.weights.enumerated() { energy += weight * mcra[filter.firstBin + offset] }
+            input[mcraRow + band] = multiplier * log(max(energy, floor))
+        }
         for band in 0..<bandCount {
             var minimum = blockMinimum[band]
             for block in 0..<earlierBlocks { minimum = min(minimum, blockMinima[block * bandCount + band]) }

@@ -74,8 +74,8 @@ final class NoiseModel {
         } catch {
             throw refuse("noise_input is not the JSON object FORMAT.md describes")
         }
-        guard input.recentFrames >= 1, input.recentFrames + 2 == network.contextFrames else {
-            throw refuse("noise_input recent_frames \(input.recentFrames) + 2 rows must equal the context's "
+        guard input.recentFrames >= 1, input.recentFrames + 3 == network.contextFrames else {
+            throw refuse("noise_input recent_frames \(input.recentFrames) + 3 rows must equal the context's "
                          + "\(network.contextFrames) frames")
         }
         guard input.smoothing > 0, input.smoothing < 1, input.smoothingHopSeconds > 0,

@@ -14,8 +14,8 @@ struct LearnedNoiseEstimatorTests {
     static let detectorModel = AlertModelTests.sigmoidModel
 
     /// The estimator fed as the enhancer feeds it: the low-latency framing's spectra, from the first hop whose
-    /// frame holds only signal; returns its estimate after each hop.
-    static func estimates(of signal: [Float], modelPath: String) throws -> [[Float]] {
+    /// frame holds only signal; returns its estimate and the network's input after each hop.
+    static func estimates(of signal: [Float], modelPath: String) throws -> (noise: [[Float]], inputs: [[Float]]) {
         let framing = try EnhancerFraming(mode: .lowLatency, sampleRate: 16_000)
         let stft = try StreamingSTFT(fftSize: framing.fftSize, hopLength: framing.hopLength,
                                      analysisWindow: framing.analysisWindow, synthesisWindow: framing.synthesisWindow)
@@ -25,21 +25,33 @@ struct LearnedNoiseEstimatorTests {
         let partial = framing.fftSize / hop - 1
         var power = [Float](repeating: 0, count: framing.fftSize / 2 + 1)
         var out: [[Float]] = []
+        var inputs: [[Float]] = []
         for start in stride(from: 0, through: signal.count - hop, by: hop) {
             signal[start..<(start + hop)].withUnsafeBufferPointer { stft.analyze($0) }
             guard start / hop >= partial else { continue }
             for bin in power.indices { power[bin] = stft.real[bin] * stft.real[bin] + stft.imag[bin] * stft.imag[bin] }
             power.withUnsafeBufferPointer { estimator.update(power: $0) }
             out.append(Array(estimator.noisePower))
+            inputs.append(Array(estimator.networkInput))
         }
-        return out
+        return (out, inputs)
     }
 
     @Test func matchesTheNumpyDefinitionFrameByFrame() throws {
         let signal = try NPYMatrix(contentsOf: Self.fixtures.appendingPathComponent("signal.npy")).values
         let expected = try NPYMatrix(contentsOf: Self.fixtures.appendingPathComponent("noise.npy"))
-        let found = try Self.estimates(of: signal, modelPath: Self.tinyModel)
+        let (found, inputs) = try Self.estimates(of: signal, modelPath: Self.tinyModel)
         #expect(found.count == expected.rows)
+        // The rows first (recent band energies, smoothed power, minimum, in dB): 0.01 dB.
+        let expectedInputs = try NPYMatrix(contentsOf: Self.fixtures.appendingPathComponent("inputs.npy"))
+        #expect(inputs.count == expectedInputs.rows && inputs.first?.count == expectedInputs.columns)
+        var worstRow: Float = 0
+        for frame in 0..<min(inputs.count, expectedInputs.rows) {
+            for index in 0..<expectedInputs.columns {
+                worstRow = max(worstRow, abs(inputs[frame][index] - expectedInputs[frame, index]))
+            }
+        }
+        #expect(worstRow < 0.01, "largest input difference \(worstRow) dB")
         var worst: Float = 0
         for frame in 0..<min(found.count, expected.rows) {
             for bin in 0..<expected.columns {
