@@ -18,9 +18,10 @@ window), from the periodogram P_t(k):
    MCRA's estimate — so the network refines the classical estimate rather than replacing it;
 6. the network (run every ``step`` hops, its output held in between) gives per band the noise fraction
    r(b) ∈ (0, 1) of the smoothed power;
-7. per bin, the smoothed periodogram S'_t(k) = α S'_{t−1}(k) + (1 − α) P_t(k) times r interpolated linearly
-   between the bands' centres (the filterbank's centre of mass, in bins; constant beyond the outer centres) is
-   the noise estimate λ_t(k) that the gain rule takes.
+7. each band's noise power per bin, D_t(b) = r(b) S_t(b) / Σ_k M(b, k), interpolated linearly between the
+   bands' centres (the filterbank's centre of mass, in bins; constant beyond the outer centres), is the noise
+   estimate λ_t(k) that the gain rule takes: a smooth spectrum, free of the speech's harmonics (a share of each
+   bin's own smoothed power would carry them, and cap the SNR at their peaks at 1/r).
 
 Targets: the same smoothing of the band energies of the noise alone (N) and of the mixture (Y), computed with the
 same framing from the separately known speech and noise; r* = clip(N / Y, 10⁻³, 1).
@@ -141,10 +142,11 @@ def band_centres(filterbank: np.ndarray) -> np.ndarray:
     return (weights @ bins) / weights.sum(axis=1)
 
 
-def bin_fractions(fractions: np.ndarray, centres: np.ndarray, bin_count: int) -> np.ndarray:
-    """[frames, bins] r interpolated from band centres to bins (np.interp: constant beyond the outer centres)."""
+def interpolate(values: np.ndarray, centres: np.ndarray, bin_count: int) -> np.ndarray:
+    """[frames, bins] per-band values interpolated from band centres to bins (np.interp: constant beyond the outer
+    centres)."""
     bins = np.arange(bin_count, dtype=np.float64)
-    return np.stack([np.interp(bins, centres, row) for row in np.atleast_2d(fractions)])
+    return np.stack([np.interp(bins, centres, row) for row in np.atleast_2d(values)])
 
 
 def read_input_metadata(model) -> dict:
@@ -166,8 +168,10 @@ def reference_noise(samples: np.ndarray, model, run) -> np.ndarray:
     fractions = np.empty((len(power), filterbank.shape[0]))
     for frame in range(len(power)):
         fractions[frame] = run(inputs[frame]) if frame % step == 0 else fractions[frame - 1]
-    smoothed = smooth(power, smoothing_factor(spec_input))
-    noise = bin_fractions(fractions, band_centres(filterbank), power.shape[1]) * smoothed
+    weights = filterbank.astype(np.float64)
+    smoothed = smooth(power @ weights.T, smoothing_factor(spec_input))
+    density = fractions * smoothed / weights.sum(axis=1)
+    noise = interpolate(density, band_centres(filterbank), power.shape[1])
     return np.maximum(noise, SMALLEST_POWER)
 
 

@@ -4,8 +4,9 @@ weight file (task ``noise_estimation``, CSources/alertnet/FORMAT.md "Noise estim
 
 What it learns (tools/noise_estimator.py has the exact definition): from the log band energies of the last few
 enhancer frames, a smoothed band power, its minimum over about a second and MCRA's own estimate (past frames
-only), a small dense network gives per band the fraction of the smoothed power that is noise; the host multiplies the smoothed
-periodogram by it, bin by bin, and hands that noise estimate to the unchanged gain rule.
+only), a small dense network gives per band the fraction of the smoothed power that is noise; the host turns it
+into a smooth noise spectrum and hands that to the unchanged gain rule. The loss is the squared dB error of the
+noise estimate, errors above the truth weighted --overestimate-weight times: an over-estimate removes speech.
 
 Data: only recordings whose role in the real-audio catalogue (--corpus/index.tsv, tools/fetch_real_audio.py) is
 ``train``, so nothing trained on shares a source with the detection dev/test recordings the enhancement scores use.
@@ -245,10 +246,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--hidden", type=int, default=64, help="units in each of the two hidden layers (default 64)")
     p.add_argument("--steps", type=int, default=8000, help="optimiser steps (default 8000)")
     p.add_argument("--batch", type=int, default=1024, help="frames per batch (default 1024)")
-    p.add_argument("--overestimate-weight", type=float, default=4.0,
+    p.add_argument("--overestimate-weight", type=float, default=100.0,
                    help="weight of squared dB errors above the true noise (they remove speech) against those below "
-                        "(they leave noise); default 4")
+                        "(they leave noise); default 100 (see Enhancement/README.md, Learned noise estimate)")
     p.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate, decayed to 0 (cosine)")
+    p.add_argument("--cache", type=Path,
+                   help="keep the built mixtures' inputs and targets in this .npz and reuse them while the data "
+                        "options are the same (experiments with the network or the loss)")
     p.add_argument("--threads", type=int, default=1, help="PyTorch threads (default 1: the machine is shared)")
     args = p.parse_args(argv)
     if not -30 <= args.snr[0] < args.snr[1] <= 60:
@@ -288,8 +292,22 @@ def main(argv: list[str] | None = None) -> int:
     filterbank = features.mel_filterbank(ne.FEATURES)
     rng = np.random.default_rng(args.seed)
     mixers = [Mixer(split["speech"][side], split["noise"][side], rng, tuple(args.snr)) for side in (0, 1)]
-    x_train, y_train = build(mixers[0], args.mixtures, args.seconds, spec_input, filterbank)
-    x_val, y_val = build(mixers[1], args.val_mixtures, args.seconds, spec_input, filterbank)
+    data_key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr),
+                           args.val_sources, spec_input, str(args.corpus.resolve())])
+    cached = np.load(args.cache) if args.cache and args.cache.exists() else None
+    if cached is not None and str(cached["key"]) == data_key:
+        x_train, y_train, x_val, y_val = (cached[name] for name in ("x_train", "y_train", "x_val", "y_val"))
+        for mixer, used in zip(mixers, (cached["used_train"], cached["used_val"])):
+            by_path = {str(r.path): r for r in mixer.speech + mixer.noise}
+            mixer.used = {by_path[path] for path in used}
+        print(f"read the mixtures from {args.cache}", flush=True)
+    else:
+        x_train, y_train = build(mixers[0], args.mixtures, args.seconds, spec_input, filterbank)
+        x_val, y_val = build(mixers[1], args.val_mixtures, args.seconds, spec_input, filterbank)
+        if args.cache:
+            np.savez(args.cache, key=data_key, x_train=x_train, y_train=y_train, x_val=x_val, y_val=y_val,
+                     used_train=sorted(str(r.path) for r in mixers[0].used),
+                     used_val=sorted(str(r.path) for r in mixers[1].used))
     print(f"built {len(x_train)} training and {len(x_val)} validation frames "
           f"({time.monotonic() - started:.0f} s)", flush=True)
 
@@ -306,17 +324,19 @@ def main(argv: list[str] | None = None) -> int:
     y_val_t = torch.as_tensor(y_val)
     # MCRA's own estimate as a noise fraction (its band power over the smoothed power, rows −1 and −3): the bar.
     mcra_fraction = torch.as_tensor(10 ** ((x_val[:, -1] - x_val[:, -3]) / 10)).clamp(max=1)
-    baseline = decibel_error(mcra_fraction, y_val_t).sqrt().item(), speech_bias(mcra_fraction, y_val_t)
+    def scores(estimate) -> tuple[float, float]:
+        """RMS dB error of the noise estimate and its mean error where speech dominates."""
+        return decibel_error(estimate, y_val_t).sqrt().item(), speech_bias(estimate, y_val_t)
+
+    baseline = scores(mcra_fraction)
     optimiser = torch.optim.Adam(model.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, args.steps)
     generator = torch.Generator().manual_seed(args.seed)
 
     def validation_error() -> tuple[float, float]:
-        """RMS dB error and the bias where speech dominates, on validation."""
         model.eval()
         with torch.no_grad():
-            estimate = model(x_val_t.unsqueeze(1))
-            error = decibel_error(estimate, y_val_t).sqrt().item(), speech_bias(estimate, y_val_t)
+            error = scores(model(x_val_t.unsqueeze(1)))
         model.train()
         return error
 
@@ -329,18 +349,18 @@ def main(argv: list[str] | None = None) -> int:
         optimiser.step()
         schedule.step()
         if step % report_every == 0 or step == args.steps:
-            error, bias = validation_error()
-            print(f"step {step}/{args.steps}: training weighted RMS error {loss.sqrt().item():.2f} dB; validation "
-                  f"RMS error {error:.2f} dB, {bias:+.1f} dB where speech dominates (MCRA alone: {baseline[0]:.2f} "
-                  f"dB, {baseline[1]:+.1f} dB; {time.monotonic() - started:.0f} s)", flush=True)
+            noise, bias = validation_error()
+            print(f"step {step}/{args.steps}: training loss {loss.sqrt().item():.2f} dB (weighted); validation: "
+                  f"noise estimate RMS error {noise:.2f} dB, {bias:+.1f} dB where speech dominates (MCRA alone: "
+                  f"{baseline[0]:.2f} dB, {baseline[1]:+.1f} dB; {time.monotonic() - started:.0f} s)", flush=True)
 
-    final_error, final_bias = validation_error()
+    final_noise, final_bias = validation_error()
     model.eval()
     fold_normalisation(model, mean, std)
     labels = [f"band_{band:02d}" for band in range(bands)]
     trained_on = (f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech and noise of {args.corpus.name} "
                   f"(models/ENHANCEMENT_SOURCES.tsv, split {SPLIT}), SNR {args.snr[0]:g}..{args.snr[1]:g} dB, "
-                  f"seed {args.seed}, {args.steps} steps, overestimates weighted {args.overestimate_weight:g}")
+                  f"seed {args.seed}, {args.steps} steps, over-estimates weighted {args.overestimate_weight:g}")
     try:
         export.export_torch(
             args.out, model, ne.FEATURES, labels, [0.5] * bands,
@@ -352,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"cannot write the results: {error}", file=sys.stderr)
         return 1
-    print(f"wrote {args.out} ({args.out.stat().st_size} bytes, validation RMS error {final_error:.2f} dB, {final_bias:+.1f} dB where speech dominates) "
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes, validation: noise estimate RMS error {final_noise:.2f} dB, {final_bias:+.1f} dB where speech dominates) "
           f"and {written} {SPLIT} rows to {args.sources}")
     return 0
 

@@ -59,12 +59,12 @@ def test_targets_are_one_for_noise_alone_and_small_where_speech_dominates():
     assert found[20:, band].max() < 0.01 and found[20:, 0].min() > 0.5
 
 
-def test_the_fraction_holds_exactly_at_each_band_centre():
+def test_band_values_hold_exactly_at_each_band_centre():
     filterbank = features.mel_filterbank(ne.FEATURES)
     centres = ne.band_centres(filterbank)
     assert np.all(np.diff(centres) > 0)
     fractions = np.linspace(0.1, 0.9, len(centres))
-    found = ne.bin_fractions(fractions, centres, filterbank.shape[1])[0]
+    found = ne.interpolate(fractions, centres, filterbank.shape[1])[0]
     exact = [i for i, c in enumerate(centres) if float(c).is_integer()]
     for band in exact:
         assert found[int(centres[band])] == pytest.approx(fractions[band])
