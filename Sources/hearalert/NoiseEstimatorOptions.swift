@@ -15,8 +15,9 @@ struct NoiseEstimatorOptions: ParsableArguments {
     static let defaultChoice = Choice.mcra
 
     @Option(help: ArgumentHelp(
-        "Noise estimate of the speech enhancer: learned (a small network, models/noise.safetensors; follows "
-            + "babble, music and traffic) or mcra (minima-controlled recursive averaging; no file). "
+        "Noise estimate of the speech enhancer: learned (a small network refining MCRA's estimate, "
+            + "models/noise.safetensors; low-latency mode at 16 kHz; measured no better than mcra on real noise, "
+            + "see Enhancement/README.md) or mcra (minima-controlled recursive averaging; no file). "
             + "Default: \(defaultChoice.rawValue).",
         valueName: "learned|mcra"))
     var noiseEstimator: Choice?

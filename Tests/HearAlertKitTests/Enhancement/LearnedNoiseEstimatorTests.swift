@@ -92,6 +92,13 @@ struct LearnedNoiseEstimatorTests {
         #expect(error?.description == "metadata task \"noise_estimatiom\" is not one of alert_detection, noise_estimation")
     }
 
+    /// `hearalert model inspect` says what a noise estimator is (and says nothing new of a detector).
+    @Test func theReportNamesTheTask() throws {
+        #expect(try AlertModelReport(path: Self.tinyModel).text.contains(
+            "task        noise_estimation (a noise estimator for the speech enhancer)\n"))
+        #expect(try !AlertModelReport(path: Self.detectorModel).text.contains("task"))
+    }
+
     @Test func anotherFramingIsRefusedWithBoth() throws {
         let configuration = EnhancerConfiguration(mode: .higherQuality, noiseEstimation: .learned(modelPath: Self.tinyModel))
         let error = #expect(throws: EnhancerError.self) {
