@@ -25,6 +25,9 @@ MAX_HEADER = 100 * 1024 * 1024
 LABEL = re.compile(r"[a-z0-9_]{1,32}")
 
 
+# What a file's network is for (metadata `task`, FORMAT.md); absent means the first, a detector.
+TASKS = ("alert_detection", "noise_estimation")
+
 # The fields each op understands besides "op" (anything else is rejected, as the C loader does).
 FIELDS = {
     "conv2d": {"weight", "bias", "stride", "padding"},
@@ -175,6 +178,8 @@ def validate(metadata: dict, tensors: dict) -> Model:
     for key in ("model_name", "trained_on"):
         if key not in metadata:
             raise ModelError(f"metadata key {key!r} is missing")
+    if metadata.get("task", TASKS[0]) not in TASKS:
+        raise ModelError(f"metadata task {metadata['task']!r} is not one of {', '.join(TASKS)}")
     features = _json(metadata, "features")
     if not isinstance(features, dict):
         raise ModelError("features is not a JSON object")

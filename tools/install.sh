@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs hearalert and its bundled model where `hearalert` finds the model from any folder:
 #   PREFIX/bin/hearalert
-#   PREFIX/share/hearalert/default.safetensors   (with MODEL_CARD.md and SOURCES.tsv beside it)
+#   PREFIX/share/hearalert/default.safetensors   (with noise.safetensors, MODEL_CARD.md and the SOURCES tables beside it)
 # The executable looks for the model beside its own real path (symbolic links resolved), so a link to
 # PREFIX/bin/hearalert from anywhere on PATH works too.
 #
@@ -35,8 +35,9 @@ fi
 # install(1) removes a file it replaces before copying, so a hearalert that is running keeps its executable.
 install -d "$prefix/bin" "$prefix/share/hearalert"
 install -m 755 "$binary" "$prefix/bin/hearalert"
-install -m 644 "$checkout/models/default.safetensors" "$checkout/models/MODEL_CARD.md" \
-    "$checkout/models/SOURCES.tsv" "$prefix/share/hearalert/"
+install -m 644 "$checkout/models/default.safetensors" "$checkout/models/noise.safetensors" \
+    "$checkout/models/MODEL_CARD.md" "$checkout/models/SOURCES.tsv" "$checkout/models/ENHANCEMENT_SOURCES.tsv" \
+    "$prefix/share/hearalert/"
 echo "install: $prefix/bin/hearalert and its model in $prefix/share/hearalert/" >&2
 case ":$PATH:" in
     *":$prefix/bin:"*) ;;

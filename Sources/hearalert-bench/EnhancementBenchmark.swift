@@ -3,14 +3,22 @@ import Foundation
 import HearAlertKit
 
 /// The speech enhancer on the audio path: time per hop, × real time on one core, and heap allocations counted
-/// (by CAllocationCounter's malloc interposition) across many `process` calls with the alert flag toggling.
+/// (by CAllocationCounter's malloc interposition) across many `process` calls with the alert flag toggling; each
+/// mode with MCRA, and the low-latency mode with the learned noise estimator (models/noise.safetensors in the
+/// working directory, else skipped with a note).
 enum EnhancementBenchmark {
     static let sampleRate = 16000
 
     static func run() throws {
         print("enhancer: one core, \(sampleRate) Hz, noisy input with a tone, alert flag toggled every 0.5 s")
         for mode in EnhancerConfiguration.Mode.allCases {
-            try measure(mode: mode)
+            try measure(EnhancerConfiguration(mode: mode))
+        }
+        let noiseModel = "models/noise.safetensors"
+        if FileManager.default.fileExists(atPath: noiseModel) {
+            try measure(EnhancerConfiguration(mode: .lowLatency, noiseEstimation: .learned(modelPath: noiseModel)))
+        } else {
+            print("  learned noise estimate: skipped, no \(noiseModel) in the working directory")
         }
     }
 
@@ -21,10 +29,10 @@ enum EnhancementBenchmark {
         return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
     }
 
-    private static func measure(mode: EnhancerConfiguration.Mode) throws {
+    private static func measure(_ configuration: EnhancerConfiguration) throws {
         // The counter must be seen counting, or a zero below would prove nothing: building allocates.
         let allocationsAtStart = hearalert_allocation_count()
-        let enhancer = try SpeechEnhancer(configuration: EnhancerConfiguration(mode: mode), sampleRate: sampleRate)
+        let enhancer = try SpeechEnhancer(configuration: configuration, sampleRate: sampleRate)
         let allocationsToBuild = hearalert_allocation_count() - allocationsAtStart
         let hop = enhancer.hopLength
         // Ten seconds of input, cycled: white-ish noise from a linear congruential generator plus a 1 kHz tone.
@@ -65,7 +73,7 @@ enum EnhancementBenchmark {
         let perHop = cpuSeconds / Double(hops)
         let wallPerHop = seconds / Double(hops)
         let hopSeconds = Double(hop) / Double(sampleRate)
-        print("  \(mode.rawValue): " + String(
+        print("  \(configuration.mode.rawValue), \(configuration.noiseEstimation.name): " + String(
             format: "hop %d samples (%.1f ms), delay %d samples (%.1f ms): %.2f µs CPU per hop, %.0f× real time "
                 + "(wall clock %.2f µs, %.0f×); %llu heap allocations in %d process() calls (%llu while building it)",
             hop, hopSeconds * 1000, enhancer.latencySamples,

@@ -226,8 +226,10 @@ final class TrackerStage: ProbeStage {
     var summary: String { "EventTracker.update, alerts starting and ending" }
 }
 
-/// The speech enhancer in both modes, fed hop by hop from the capture periods as the headphone feed does, with
-/// the alert flag switched on and off (noise tracking frozen, alert bands kept).
+/// The speech enhancer in both modes with MCRA, and in the low-latency mode with the learned noise estimator
+/// (models/noise.safetensors, from the working directory: the probe runs in the checkout), fed hop by hop from
+/// the capture periods as the headphone feed does, with the alert flag switched on and off (noise tracking
+/// frozen, alert bands kept).
 final class EnhancerStage: ProbeStage {
     private let audio: ProbeAudio
     private let enhancers: [SpeechEnhancer]
@@ -239,7 +241,8 @@ final class EnhancerStage: ProbeStage {
         self.audio = audio
         enhancers = try EnhancerConfiguration.Mode.allCases.map {
             try SpeechEnhancer(configuration: EnhancerConfiguration(mode: $0), sampleRate: 16_000)
-        }
+        } + [SpeechEnhancer(configuration: EnhancerConfiguration(noiseEstimation: .learned(
+            modelPath: "models/noise.safetensors")), sampleRate: 16_000)]
         output = .allocate(capacity: enhancers.map(\.hopLength).max()!)
         output.initialize(repeating: 0)
         hopsDone = Array(repeating: 0, count: enhancers.count)

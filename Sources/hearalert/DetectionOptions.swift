@@ -75,7 +75,7 @@ struct DetectionOptions: ParsableArguments {
             guard !variable.isEmpty else { throw ModelChoiceError.emptyVariable }
             return variable
         }
-        let bundled = BundledModel.resolve()
+        let bundled = BundledModel.resolve(BundledModel.detector)
         guard let path = bundled.path else { throw ModelChoiceError.noBundledModel(tried: bundled.tried) }
         return path
     }
@@ -88,7 +88,11 @@ struct DetectionOptions: ParsableArguments {
     /// The loaded model and the tracker settings: the model's defaults with these flags applied.
     func load() throws -> (AlertModel, TrackerSettings) {
         let model = try modelPath()
-        let loaded = try ModelFileError.naming(model) { try AlertModel(path: model) }
+        let loaded = try ModelFileError.naming(model) {
+            let loaded = try AlertModel(path: model)
+            try loaded.require(.alertDetection)
+            return loaded
+        }
         let (every, byLabel) = try parsedThresholds()
         let overrides = TrackerOverrides(everyThreshold: every, thresholds: byLabel, tuning: tuning)
         return (loaded, try TrackerSettings(model: loaded, overrides: overrides))

@@ -9,8 +9,8 @@ struct EnhanceCommand: ParsableCommand {
         abstract: "Suppress noise in speech recordings, keeping alerts audible, as the live enhancer does.",
         discussion: """
             Runs the same low-latency spectral subtraction that `listen` plays to headphones (noise tracked \
-            continuously by MCRA, Berouti over-subtraction on the decision-directed SNR, a spectral floor) over \
-            a file, hop by hop. The output has the input's rate and length and is aligned with it (the \
+            continuously by MCRA or, with --noise-estimator learned, by a small network; Berouti \
+            over-subtraction on the decision-directed SNR, a spectral floor) over a file, hop by hop. The output has the input's rate and length and is aligned with it (the \
             enhancer's delay is removed), as 32-bit float WAV unless --pcm16. With --alert-intervals, alerts \
             listed for this file are kept audible: the noise estimate may fall but not rise, the bins the \
             alert carries pass unchanged and no other bin loses more than 6 dB. With --model, the file is run \
@@ -23,6 +23,7 @@ struct EnhanceCommand: ParsableCommand {
               hearalert detect noisy.wav --format tsv > alerts.tsv
               hearalert enhance noisy.wav clean.wav --alert-intervals alerts.tsv
               hearalert enhance noisy.wav clean.wav --model models/default.safetensors
+              hearalert enhance noisy.wav clean.wav --noise-estimator learned
             """
     )
 
@@ -51,6 +52,8 @@ struct EnhanceCommand: ParsableCommand {
         """)
     var model: String?
 
+    @OptionGroup var noise: NoiseEstimatorOptions
+
     @Flag(help: "Write 16-bit PCM instead of 32-bit float (clips at full scale).")
     var pcm16 = false
 
@@ -58,7 +61,7 @@ struct EnhanceCommand: ParsableCommand {
     private var inputs: [CommandInput] {
         [CommandInput(role: "input file", path: input)]
             + (alertIntervals.map { [CommandInput(role: "--alert-intervals file", path: $0)] } ?? [])
-            + (model.map { [CommandInput(role: "--model file", path: $0)] } ?? [])
+            + (model.map { [CommandInput(role: "--model file", path: $0)] } ?? []) + noise.inputs
     }
 
     mutating func validate() throws {
@@ -68,7 +71,8 @@ struct EnhanceCommand: ParsableCommand {
     mutating func run() throws {
         // Opened first: a path that cannot be written fails now, not after detection has run.
         let target = try AtomicOutputFile(path: output, protecting: inputs)
-        let configuration = EnhancerConfiguration(mode: mode, strength: strength)
+        let estimation = try noise.estimation()
+        let configuration = EnhancerConfiguration(mode: mode, strength: strength, noiseEstimation: estimation)
         let filename = (input as NSString).lastPathComponent
         var intervals: [ClosedRange<Double>] = []
         if let alertIntervals {
@@ -95,7 +99,7 @@ struct EnhanceCommand: ParsableCommand {
         print(
             "\(output): \(String(format: "%.2f", Double(summary.samples) / rate)) s at \(summary.sampleRate) Hz, "
                 + "\(mode.rawValue) mode (delay \(String(format: "%.1f", Double(summary.latencySamples) / rate * 1000)) ms), "
-                + "strength \(strength), \(summary.alertIntervals) alert interval(s) kept audible "
+                + "strength \(strength), noise estimate \(estimation.name), \(summary.alertIntervals) alert interval(s) kept audible "
                 + "(\(String(format: "%.1f", summary.alertSeconds)) s)")
     }
 }

@@ -56,6 +56,8 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Skip the enhancement scores even when clean/ exists.")
     var noEnhancement = false
 
+    @OptionGroup var noise: NoiseEstimatorOptions
+
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Onset collar in seconds (sed_eval's t_collar).", valueName: "S"))
     var collar = EventMatchingRules.onsetAndOffset.collar
@@ -80,8 +82,8 @@ struct EvaluateCommand: ParsableCommand {
 
     /// The weight files evaluated: the report must overwrite none of them.
     private var models: [CommandInput] {
-        compare.isEmpty ? [detection.modelInput].compactMap { $0 }
-            : compare.map { CommandInput(role: "model file", path: $0) }
+        (compare.isEmpty ? [detection.modelInput].compactMap { $0 }
+            : compare.map { CommandInput(role: "model file", path: $0) }) + noise.inputs
     }
 
     func run() throws {
@@ -92,7 +94,8 @@ struct EvaluateCommand: ParsableCommand {
             return try AtomicOutputFile(path: path, protecting: models)
         }
         let settings = EvaluationSettings(jobs: jobs, keepPerFile: perFile, scoreEnhancement: !noEnhancement,
-                                          rules: EventMatchingRules(collar: collar, offsetFractionOfLength: offsetFraction))
+                                          rules: EventMatchingRules(collar: collar, offsetFractionOfLength: offsetFraction),
+                                          enhancer: EnhancerConfiguration(noiseEstimation: try noise.estimation()))
         let evaluator = CorpusEvaluator(corpus: labelled, settings: settings)
         // Every model loads (and its settings are checked) before any is evaluated: a broken second model must
         // fail at once, not after the first has run over the whole corpus.

@@ -71,6 +71,8 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "With --output, play the microphone unchanged instead of enhanced.")
     var noEnhance = false
 
+    @OptionGroup var noise: NoiseEstimatorOptions
+
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Stop after this many seconds of audio (at most 1e9); default: until stopped.",
                                valueName: "S"))
@@ -99,7 +101,8 @@ struct ListenCommand: ParsableCommand {
         let (model, settings) = try detection.load()
         let detector = try AlertDetector(model: model, settings: settings)
         let enhancer = output != nil && !noEnhance
-            ? try SpeechEnhancer(configuration: EnhancerConfiguration(), sampleRate: detector.expectedSampleRate) : nil
+            ? try SpeechEnhancer(configuration: EnhancerConfiguration(noiseEstimation: try noise.estimation()),
+                                 sampleRate: detector.expectedSampleRate) : nil
         let diagnostics = Diagnostics.standardError
         let launcher = ProgramLauncher(timeLimit: hookTimeout, maxConcurrent: hookLimit, diagnostics: diagnostics)
 

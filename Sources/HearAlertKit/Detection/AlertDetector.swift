@@ -55,6 +55,7 @@ public final class AlertDetector {
     /// traces, the real-time probe); without one the real-time path does no extra work. Package-only: a hook for
     /// checking the detector, not a way to use it.
     package init(model: AlertModel, settings: TrackerSettings, observer: DecisionObserver?) throws {
+        try model.require(.alertDetection)
         guard settings.labels == model.labels else {
             throw TrackerSettingsError.invalid("the settings' labels \(settings.labels) are not the model's \(model.labels)")
         }

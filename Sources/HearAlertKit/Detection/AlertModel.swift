@@ -25,6 +25,9 @@ public final class AlertModel {
     /// detector started (or restarted) while an alarm sounds would report it a window late; with it the first
     /// decision comes after `contextFrames − startPadding` frames.
     public let startPadding: Int
+    /// What the network is for (`task` in the file; a file without it is a detector). Why: a noise estimator and
+    /// a detector load alike, so a host checks the task before using one (`require`).
+    public let task: ModelTask
 
     /// The C model; internal so the query extensions (AlertModel+Layers.swift) can read it.
     let handle: OpaquePointer
@@ -56,6 +59,13 @@ public final class AlertModel {
         }
         let count = Int(alertnet_output_count(handle))
         do {
+            let taskName = alertnet_metadata(handle, "task").map { String(cString: $0) }
+            guard let found = taskName.map(ModelTask.init(rawValue:)) ?? .alertDetection else {
+                throw AlertModelError.invalidModel(
+                    "metadata task \"\(PrintableText.escaped(taskName ?? ""))\" is not one of "
+                        + ModelTask.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            task = found
             guard let specText = alertnet_feature_spec(handle) else { throw AlertModelError.invalidModel("no feature spec") }
             let spec = try FeatureSpec(json: Data(String(cString: specText).utf8))
             try spec.validate()
@@ -92,6 +102,12 @@ public final class AlertModel {
 
     deinit {
         alertnet_free(handle)
+    }
+
+    /// Throws `AlertModelError.wrongTask` unless the network is for `expected`: a noise estimator handed to the
+    /// detector, or a detector to the enhancer, is refused before it runs.
+    public func require(_ expected: ModelTask) throws(AlertModelError) {
+        guard task == expected else { throw .wrongTask(expected: expected, found: task) }
     }
 
     /// Any `__metadata__` value by key (`tracker`, `trained_on`, `description`...), or nil when absent.

@@ -11,6 +11,8 @@ public enum AlertModelError: Error, Equatable, CustomStringConvertible, Localize
     case invalidModel(String)
     /// Out of memory, or the model needs more workspace than `ALERTNET_MAX_WORKSPACE` (`ALERTNET_ERROR_MEMORY`).
     case tooLarge(String)
+    /// The file is for another task than the one it was loaded for (`AlertModel.require`).
+    case wrongTask(expected: ModelTask, found: ModelTask)
     /// A buffer handed to `predict` has the wrong length.
     case wrongBufferSize(what: String, expected: Int, found: Int)
 
@@ -18,6 +20,8 @@ public enum AlertModelError: Error, Equatable, CustomStringConvertible, Localize
         switch self {
         case .unreadable(_, let message), .invalidModel(let message), .tooLarge(let message):
             return message
+        case .wrongTask(let expected, let found):
+            return "the model is \(found.fileDescription) (task \(found.rawValue)), not \(expected.fileDescription)"
         case .wrongBufferSize(let what, let expected, let found):
             return "\(what) holds \(found) values, the model needs \(expected)"
         }

@@ -22,6 +22,9 @@ public struct AlertModelReport: Sendable {
             "file        \(shown(path))" + (fileSize.map { " (\(group($0)) bytes)" } ?? ""),
             "trained on  \(shown(model.metadata("trained_on") ?? ""))",
         ]
+        if model.task != .alertDetection {
+            lines.append("task        \(model.task.rawValue) (\(model.task.fileDescription))")
+        }
         if let description = model.metadata("description") { lines.append("description \(shown(description))") }
         lines.append("labels      " + zip(model.labels, model.thresholds).map { "\(shown($0)) (threshold \(format($1, 2)))" }
             .joined(separator: ", "))

@@ -31,17 +31,22 @@ public struct EnhancerConfiguration: Sendable, Equatable {
     /// While an alert is active, no bin is attenuated by more than this many dB: parts of the alert that cannot
     /// be told from the noise stay audible, at the price of a little more noise while the alert sounds.
     public var alertSuppressionLimitDB: Float
+    /// Where the noise estimate comes from: MCRA (the library's default, needs no file) or a learned estimator's
+    /// weight file (`Enhancement/README.md`, "Learned noise estimate").
+    public var noiseEstimation: NoiseEstimation
 
     /// The defaults are what `listen` plays: low latency, strength 0.7, and while an alert sounds, bins 1 dB
     /// above the noise passed and the rest reduced by 6 dB at most (chosen on the alert corpus; see
     /// `Enhancement/README.md`).
     public init(
-        mode: Mode = .lowLatency, strength: Float = 0.7, alertDominanceDB: Float = 1, alertSuppressionLimitDB: Float = 6
+        mode: Mode = .lowLatency, strength: Float = 0.7, alertDominanceDB: Float = 1, alertSuppressionLimitDB: Float = 6,
+        noiseEstimation: NoiseEstimation = .mcra
     ) {
         self.mode = mode
         self.strength = strength
         self.alertDominanceDB = alertDominanceDB
         self.alertSuppressionLimitDB = alertSuppressionLimitDB
+        self.noiseEstimation = noiseEstimation
     }
 
     /// Checks the values a user can get wrong, once, before any audio flows.
@@ -65,6 +70,8 @@ public enum EnhancerError: Error, Equatable, CustomStringConvertible, LocalizedE
     case invalidConfiguration(String)
     /// A sample rate the framing cannot serve.
     case unsupportedSampleRate(Int)
+    /// The learned noise estimator's file cannot be used (unreadable, another task, another framing...).
+    case invalidNoiseModel(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -72,6 +79,8 @@ public enum EnhancerError: Error, Equatable, CustomStringConvertible, LocalizedE
             return "enhancer: \(reason)"
         case .unsupportedSampleRate(let rate):
             return "enhancer: sample rate \(rate) Hz is not supported (8000...96000 Hz)"
+        case .invalidNoiseModel(let path, let reason):
+            return "enhancer: noise model \(path): \(reason)"
         }
     }
 

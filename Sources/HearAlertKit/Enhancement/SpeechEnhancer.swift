@@ -3,7 +3,8 @@ import Foundation
 /// Cleans speech for the headphones, one hop at a time, and keeps alerts audible while the detector reports one.
 ///
 /// Each hop: a short-time spectrum (`StreamingSTFT`, with the mode's low-delay windows), a continuously tracked
-/// noise estimate (`NoisePowerTracker`, MCRA), one real gain per bin (`SuppressionGainRule`: Berouti's
+/// noise estimate (`NoisePowerTracker`, MCRA, or `LearnedNoiseEstimator`, a small network, as the configuration's
+/// `noiseEstimation` says), one real gain per bin (`SuppressionGainRule`: Berouti's
 /// over-subtraction on the decision-directed SNR, with a floor), and the inverse transform. Phase is kept.
 ///
 /// While `setAlertActive(true)`, the noise estimate may follow the tracker down but never rises
@@ -19,7 +20,7 @@ public final class SpeechEnhancer {
     public let sampleRate: Int
 
     private let stft: StreamingSTFT
-    private let noiseTracker: NoisePowerTracker
+    private let noiseTracker: any NoiseEstimator
     private let gainRule: SuppressionGainRule
     private let alertNoise: AlertNoiseEstimate
     private let power: UnsafeMutableBufferPointer<Float>
@@ -44,7 +45,8 @@ public final class SpeechEnhancer {
     /// buffering on top (it must collect a hop before processing it).
     public var latencySamples: Int { stft.latencySamples }
 
-    /// Builds the framing, transforms and state for `sampleRate`; throws on a configuration out of range.
+    /// Builds the framing, transforms and state for `sampleRate`; throws on a configuration out of range, and when
+    /// a learned noise estimator's file cannot be loaded or was trained for another framing.
     public init(configuration: EnhancerConfiguration, sampleRate: Int) throws {
         try configuration.validate()
         let framing = try EnhancerFraming(mode: configuration.mode, sampleRate: sampleRate)
@@ -55,7 +57,13 @@ public final class SpeechEnhancer {
             analysisWindow: framing.analysisWindow, synthesisWindow: framing.synthesisWindow)
         let binCount = framing.fftSize / 2 + 1
         let hopSeconds = Double(framing.hopLength) / Double(sampleRate)
-        noiseTracker = NoisePowerTracker(binCount: binCount, hopSeconds: hopSeconds)
+        switch configuration.noiseEstimation {
+        case .mcra:
+            noiseTracker = NoisePowerTracker(binCount: binCount, hopSeconds: hopSeconds)
+        case .learned(let modelPath):
+            noiseTracker = try LearnedNoiseEstimator(
+                modelPath: modelPath, sampleRate: sampleRate, fftSize: framing.fftSize, hopLength: framing.hopLength)
+        }
         gainRule = SuppressionGainRule(
             binCount: binCount, hopSeconds: hopSeconds, strength: configuration.strength,
             alertDominanceDB: configuration.alertDominanceDB,

@@ -56,7 +56,7 @@ public struct CorpusEvaluator: Sendable {
         do {
             detector = try makeDetector()
             enhancement = settings.scoreEnhancement && corpus.hasCleanSpeech
-                ? try FileEnhancementScorer(sampleRate: corpus.sampleRate) : nil
+                ? try FileEnhancementScorer(configuration: settings.enhancer, sampleRate: corpus.sampleRate) : nil
         } catch {
             state.withLock { $0.fail(error) }
             return

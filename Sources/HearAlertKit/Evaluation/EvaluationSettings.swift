@@ -15,10 +15,13 @@ public struct EvaluationSettings: Sendable {
     /// How far a file's decoded length may differ from its `files.tsv` duration, in seconds (the rounding of
     /// durations written with three decimals, as tools/corpus_format.py allows).
     public var durationTolerance: Double
+    /// The enhancer scored (its noise estimate above all: `--noise-estimator`).
+    public var enhancer: EnhancerConfiguration
 
     public init(jobs: Int = 1, keepPerFile: Bool = false, scoreEnhancement: Bool = true,
                 rules: EventMatchingRules = .onsetAndOffset, segmentLength: Double = 1.0,
-                snrBucketWidth: Double = 5, durationTolerance: Double = Corpus.durationTolerance) {
+                snrBucketWidth: Double = 5, durationTolerance: Double = Corpus.durationTolerance,
+                enhancer: EnhancerConfiguration = EnhancerConfiguration()) {
         self.jobs = jobs
         self.keepPerFile = keepPerFile
         self.scoreEnhancement = scoreEnhancement
@@ -26,5 +29,6 @@ public struct EvaluationSettings: Sendable {
         self.segmentLength = segmentLength
         self.snrBucketWidth = snrBucketWidth
         self.durationTolerance = durationTolerance
+        self.enhancer = enhancer
     }
 }
