@@ -31,7 +31,6 @@ import numpy as np
 import soundfile as sf
 
 from enhancement_set import SPEECH_LEVEL_DBFS, write_mixture, write_tables
-from fetch_alert_recordings import SOURCES_COLUMNS
 from fetch_real_audio import INDEX_COLUMNS, sources_name
 from hearalert_corpus import SAMPLE_RATE
 from hearalert_corpus.sources import active_segments
@@ -275,25 +274,3 @@ def make_real_set(real: Path, out: Path, seed: int, files_per_condition: int, se
     sources = sorted({(sources_name(e.source_type, e.source), e.version, e.path_inside, e.licence, used_for, ROLE)
                       for e, used_for in provenance})
     return [name for name, _ in rows], sources, summary
-
-
-def write_role_rows(path: Path, role: str, rows: list[tuple[str, ...]]) -> int:
-    """Replaces the rows of `role` (the split column) in a SOURCES.tsv-style table, keeping every other row; the
-    table is written sorted. Returns the number of rows kept from other roles."""
-    kept: list[tuple[str, ...]] = []
-    if path.exists():
-        lines = path.read_text(encoding="utf-8").splitlines()
-        if not lines or tuple(lines[0].split("\t")) != SOURCES_COLUMNS:
-            raise RealSetError(f"{path}:1: expected the header {' '.join(SOURCES_COLUMNS)}")
-        for number, line in enumerate(lines[1:], start=2):
-            fields = tuple(line.split("\t"))
-            if len(fields) != len(SOURCES_COLUMNS):
-                raise RealSetError(f"{path}:{number}: expected {len(SOURCES_COLUMNS)} fields, found {len(fields)}")
-            if fields[-1] != role:
-                kept.append(fields)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as f:
-        f.write("\t".join(SOURCES_COLUMNS) + "\n")
-        for fields in sorted(set(kept) | set(rows)):
-            f.write("\t".join(fields) + "\n")
-    return len(kept)

@@ -240,6 +240,28 @@ def check_splits(out: Path, recordings: list[Recording]) -> list[Path]:
     return sorted(p for p in found if p not in ours)
 
 
+def write_role_rows(path: Path, role: str, rows: list[tuple[str, ...]]) -> int:
+    """Replaces the rows of `role` (the split column) in a SOURCES.tsv-style table, keeping every other row; the
+    table is written sorted. Returns the number of rows kept from other roles."""
+    kept: list[tuple[str, ...]] = []
+    if path.exists():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if not lines or tuple(lines[0].split("\t")) != SOURCES_COLUMNS:
+            raise ValueError(f"{path}:1: expected the header {' '.join(SOURCES_COLUMNS)}")
+        for number, line in enumerate(lines[1:], start=2):
+            fields = tuple(line.split("\t"))
+            if len(fields) != len(SOURCES_COLUMNS):
+                raise ValueError(f"{path}:{number}: expected {len(SOURCES_COLUMNS)} fields, found {len(fields)}")
+            if fields[-1] != role:
+                kept.append(fields)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write("\t".join(SOURCES_COLUMNS) + "\n")
+        for fields in sorted(set(kept) | set(rows)):
+            f.write("\t".join(fields) + "\n")
+    return len(kept)
+
+
 def write_sources(path: Path, recordings: list[Recording]) -> None:
     """models/SOURCES.tsv rows: source, version, path_inside, licence, used_for=alert:<label>, split."""
     rows = sorted((r.package, r.version, r.path_inside, r.licence, f"alert:{r.label}", r.split) for r in recordings)

@@ -53,7 +53,8 @@ import numpy as np
 import soundfile as sf
 
 from enhancement_peers import PEERS, PeerUnavailable, SpeexPreprocessor, best_lag, compensate, measure_delay
-from enhancement_real_set import NOISE_KINDS, ROLE, RealSetError, make_real_set, write_role_rows
+from enhancement_real_set import NOISE_KINDS, ROLE, RealSetError, make_real_set
+from fetch_alert_recordings import write_role_rows
 from enhancement_set import write_mixture, write_tables
 from hearalert_corpus.noise import power_law
 from hearalert_corpus.speech import synthesise  # espeak-ng at the corpus rate
@@ -488,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
                 [float(s) for s in args.snrs.split(",")], [k for k in args.noises.split(",") if k])
             if args.sources_tsv:
                 kept = write_role_rows(args.sources_tsv, ROLE, sources)
-        except RealSetError as error:
+        except (RealSetError, ValueError) as error:
             parser.error(str(error))
         for kind, material in summary.items():
             print(f"{kind:10s} draws from " + ", ".join(f"{key} {value if not isinstance(value, list) else len(value)}"

@@ -42,9 +42,9 @@ import soundfile as sf
 import export
 import features
 import noise_estimator as ne
+from fetch_alert_recordings import write_role_rows
 
 SPLIT = "enhancer-train"
-SOURCES_HEADER = ("source", "version", "path_inside", "licence", "used_for", "split")
 NOISE_KINDS = ("ambient:", "music", "broadcast")
 
 
@@ -207,25 +207,6 @@ def speech_bias(estimate, target) -> float:
     return error[dominated].mean().item() if dominated.any() else float("nan")
 
 
-def write_sources(path: Path, used: set[Recording]) -> int:
-    """Rewrites this split's rows of ``path`` from ``used``, keeping every other split's rows; returns the count."""
-    kept = []
-    if path.exists():
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.reader(handle, delimiter="\t")
-            header = tuple(next(reader, ()))
-            if header != SOURCES_HEADER:
-                raise ValueError(f"{path}: header {header} is not {SOURCES_HEADER}")
-            kept = [tuple(row) for row in reader if row and row[-1] != SPLIT]
-    mine = {(r.source, r.version, r.path_inside, r.licence, r.kind, SPLIT) for r in used}
-    rows = sorted(set(kept) | mine)
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write("\t".join(SOURCES_HEADER) + "\n")
-        for row in rows:
-            handle.write("\t".join(row) + "\n")
-    return len(mine)
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--corpus", type=Path, required=True,
@@ -368,11 +349,14 @@ def main(argv: list[str] | None = None) -> int:
             {"task": ne.TASK, "noise_input": json.dumps(spec_input),
              "description": "Per-band noise fraction of the smoothed power for the speech enhancer's spectral "
                             "subtraction (Enhancement/README.md, Learned noise estimate)."})
-        written = write_sources(args.sources, mixers[0].used | mixers[1].used)
+        used = {(r.source, r.version, r.path_inside, r.licence, r.kind, SPLIT) for r in mixers[0].used | mixers[1].used}
+        write_role_rows(args.sources, SPLIT, sorted(used))
+        written = len(used)
     except (OSError, ValueError) as error:
         print(f"cannot write the results: {error}", file=sys.stderr)
         return 1
-    print(f"wrote {args.out} ({args.out.stat().st_size} bytes, validation: noise estimate RMS error {final_noise:.2f} dB, {final_bias:+.1f} dB where speech dominates) "
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes, validation: noise estimate RMS error "
+          f"{final_noise:.2f} dB, {final_bias:+.1f} dB where speech dominates) "
           f"and {written} {SPLIT} rows to {args.sources}")
     return 0
 

@@ -19,7 +19,7 @@ import soundfile as sf
 
 import enhancement_real_set as ers
 import score_enhancement as se
-from fetch_alert_recordings import SOURCES_COLUMNS
+from fetch_alert_recordings import SOURCES_COLUMNS, write_role_rows
 from fetch_real_audio import INDEX_COLUMNS
 
 RATE = 16000
@@ -169,14 +169,14 @@ def test_rewriting_the_table_keeps_other_roles_rows(made, tmp_path):
     other = ("zz-pkg", "2", "usr/share/zz.wav", "MIT", "noise:street", "enhancer-train")
     stale = ("aa-pkg", "1", "usr/share/aa.wav", "MIT", "noise:street", "enhancer-test")
     table.write_text("\t".join(SOURCES_COLUMNS) + "\n" + "\t".join(other) + "\n" + "\t".join(stale) + "\n")
-    assert ers.write_role_rows(table, "enhancer-test", rows) == 1
+    assert write_role_rows(table, "enhancer-test", rows) == 1
     lines = table.read_text().splitlines()
     assert lines[0] == "\t".join(SOURCES_COLUMNS)
     written = [tuple(line.split("\t")) for line in lines[1:]]
     assert written == sorted(set(rows) | {other}) and stale not in written
     table.write_text("source\tversion\n")
-    with pytest.raises(ers.RealSetError, match="expected the header"):
-        ers.write_role_rows(table, "enhancer-test", rows)
+    with pytest.raises(ValueError, match="expected the header"):
+        write_role_rows(table, "enhancer-test", rows)
 
 
 def test_the_same_seed_makes_the_same_bytes(made, tmp_path, small_talkers):

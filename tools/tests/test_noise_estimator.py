@@ -16,6 +16,7 @@ import export
 import features
 import noise_estimator as ne
 import train_noise_estimator as tne
+from fetch_alert_recordings import SOURCES_COLUMNS
 from test_alertnet_parity import alertnet, run_c  # noqa: F401  (alertnet is a fixture)
 
 BUNDLED = Path(__file__).resolve().parents[2] / "models" / "noise.safetensors"
@@ -148,14 +149,14 @@ def test_training_writes_a_noise_estimator_and_its_sources_deterministically(tmp
     _catalogue(tmp_path)
     sources = tmp_path / "ENHANCEMENT_SOURCES.tsv"
     other = "x\t1\tinside/x.wav\tCC0\tmusic\tenhancer-test\n"
-    sources.write_text("\t".join(tne.SOURCES_HEADER) + "\n" + other)
+    sources.write_text("\t".join(SOURCES_COLUMNS) + "\n" + other)
     assert _train(tmp_path, tmp_path / "a.safetensors", sources) == 0
     assert "step 3/3" in capsys.readouterr().out
     model = alertnet_ref.load(tmp_path / "a.safetensors")
     assert model.metadata["task"] == "noise_estimation" and model.step == 4
     assert json.loads(model.metadata["noise_input"])["recent_frames"] == 8
     lines = sources.read_text().splitlines()
-    assert lines[0] == "\t".join(tne.SOURCES_HEADER) and other.strip() in lines
+    assert lines[0] == "\t".join(SOURCES_COLUMNS) and other.strip() in lines
     mine = [line.split("\t") for line in lines[1:] if line.endswith("enhancer-train")]
     assert mine and lines[1:] == sorted(lines[1:])
     assert all(row[0] != "devsource" for row in mine)   # only role train
