@@ -219,11 +219,38 @@ def make_set(out: Path, seed: int, files_per_condition: int, seconds: float, snr
 
 # MARK: systems under comparison
 
-def run_ours(hearalert: str, mode: str, strength: float | None, source: Path, target: Path) -> None:
-    command = [hearalert, "enhance", str(source), str(target), "--mode", mode]
+NOISE_ESTIMATORS = ("mcra", "learned")  # hearalert's --noise-estimator values; mcra is its default
+LEARNED_MODES = ("low-latency",)          # the framing the bundled learned estimator serves (Enhancement/README.md)
+
+
+def ours_variants(modes: list[str], estimators: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """(table name, mode, noise estimator) for each enhancer setting to score: every mode with MCRA, named by its
+    mode alone as the tables always were, and the learned estimate in the modes it serves, named "... learned"."""
+    variants = []
+    for mode in modes:
+        for estimator in estimators:
+            if estimator == "learned" and mode not in LEARNED_MODES:
+                continue
+            variants.append((f"ours {mode}" + ("" if estimator == "mcra" else f" {estimator}"), mode, estimator))
+    return variants
+
+
+def estimator_list(text: str) -> tuple[str, ...]:
+    """--noise-estimators: a comma-separated subset of NOISE_ESTIMATORS."""
+    values = [v for v in text.split(",") if v]
+    unknown = [v for v in values if v not in NOISE_ESTIMATORS]
+    if unknown or not values:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of {', '.join(NOISE_ESTIMATORS)}, "
+                                         f"got {text!r}")
+    return tuple(values)
+
+
+def run_ours(hearalert: str, mode: str, strength: float | None, source: Path, target: Path,
+             estimator: str = "mcra", extra: list[str] | None = None) -> None:
+    command = [hearalert, "enhance", str(source), str(target), "--mode", mode, "--noise-estimator", estimator]
     if strength is not None:
         command += ["--strength", str(strength)]
-    subprocess.run(command, check=True, capture_output=True)
+    subprocess.run(command + (extra or []), check=True, capture_output=True)
 
 
 def run_sox(amount: float, source: Path, target: Path, workdir: Path) -> None:
@@ -268,13 +295,15 @@ def through_files(run, workdir: Path, label: str):
 
 
 def systems_to_score(hearalert: str | None, modes: list[str], strength: float | None, sox_amount: float | None,
-                     peers: list[str], workdir: Path) -> dict:
+                     peers: list[str], workdir: Path, estimators: tuple[str, ...] = ("mcra",)) -> dict:
     """Each system under comparison, by its table name, as a function on 16 kHz signals (PeerUnavailable when a
     peer's library is missing)."""
     systems = {"unprocessed": lambda x: x}
-    for mode in modes if hearalert else []:
-        systems[f"ours {mode}"] = through_files(
-            lambda source, target, mode=mode: run_ours(hearalert, mode, strength, source, target), workdir, mode)
+    for name, mode, estimator in ours_variants(modes, estimators) if hearalert else []:
+        systems[name] = through_files(
+            lambda source, target, mode=mode, estimator=estimator: run_ours(hearalert, mode, strength, source,
+                                                                            target, estimator),
+            workdir, name)
     if sox_amount is not None:
         systems[f"sox noisered {sox_amount}"] = through_files(
             lambda source, target: run_sox(sox_amount, source, target, workdir), workdir, "sox")
@@ -285,7 +314,8 @@ def systems_to_score(hearalert: str | None, modes: list[str], strength: float | 
 
 def score_corpus(corpus: Path, hearalert: str | None, modes: list[str], strength: float | None,
                  sox_amount: float | None, peers: list[str], workdir: Path,
-                 files: str | None = None) -> tuple[list[str], dict]:
+                 files: str | None = None, estimators: tuple[str, ...] = ("mcra",)
+                 ) -> tuple[list[str], dict]:
     """Per system and condition, the mean of each metric over files (those whose names match the shell
     pattern `files`, if given), for each noise kind and SNR, each kind over all SNRs, each SNR over all kinds,
     and all files.
@@ -302,7 +332,7 @@ def score_corpus(corpus: Path, hearalert: str | None, modes: list[str], strength
             raise ValueError(f"{corpus / 'files.tsv'}: no file name matches {files!r}")
     if not names:
         raise ValueError(f"{corpus / 'files.tsv'}: lists no files")
-    systems = systems_to_score(hearalert, modes, strength, sox_amount, peers, workdir)
+    systems = systems_to_score(hearalert, modes, strength, sox_amount, peers, workdir, estimators)
     probe = sf.read(str(corpus / "clean" / names[0]), dtype="float64")[0]
     delays = {system: measure_delay(process, probe) for system, process in systems.items()}
     results: dict = defaultdict(lambda: defaultdict(list))
@@ -338,7 +368,7 @@ def read_annotations(corpus: Path) -> dict[str, list[tuple[float, float, str]]]:
 
 
 def score_alerts(corpus: Path, hearalert: str, modes: list[str], strength: float | None, limit: int | None,
-                 speex: bool, workdir: Path) -> str:
+                 speex: bool, workdir: Path, estimators: tuple[str, ...] = ("mcra",)) -> str:
     """Alert energy retained during annotated alerts (alerts/ component vs each system's output), for our
     enhancer without and with the alert flag (--alert-intervals from annotations.tsv), and SpeexDSP; and the
     noise reduction left in noise-only cells during the alerts (speech from clean/ when the corpus has it)."""
@@ -359,16 +389,12 @@ def score_alerts(corpus: Path, hearalert: str, modes: list[str], strength: float
         wanted = alert + (sf.read(str(corpus / "clean" / name), dtype="float64")[0]
                           if (corpus / "clean" / name).exists() else 0)
         outputs = {}
-        for mode in modes:
+        for system, mode, estimator in ours_variants(modes, estimators):
             for flagged in (False, True):
-                target = workdir / f"alert-{mode}-{flagged}-{name}"
-                command = [hearalert, "enhance", str(source), str(target), "--mode", mode]
-                if strength is not None:
-                    command += ["--strength", str(strength)]
-                if flagged:
-                    command += ["--alert-intervals", str(corpus / "annotations.tsv")]
-                subprocess.run(command, check=True, capture_output=True)
-                label = f"ours {mode}, " + ("alert flag from annotations" if flagged else "no alert flag")
+                target = workdir / f"alert-{system.replace(' ', '_')}-{flagged}-{name}"
+                run_ours(hearalert, mode, strength, source, target, estimator,
+                         ["--alert-intervals", str(corpus / "annotations.tsv")] if flagged else [])
+                label = f"{system}, " + ("alert flag from annotations" if flagged else "no alert flag")
                 outputs[label] = sf.read(str(target), dtype="float64")[0]
         if speex_run:
             outputs["speexdsp"], _ = align(speex_run(noisy), noisy)
@@ -447,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("--hearalert", help="path to the hearalert executable (omit to score baselines only)")
     score.add_argument("--modes", default="low-latency,higher-quality", help="enhancer modes to score")
     score.add_argument("--strength", type=float, help="enhancer strength (default: the enhancer's)")
+    score.add_argument("--noise-estimators", type=estimator_list, default=("mcra",),
+                       help="comma-separated noise estimates to score ours with: mcra (default), learned (low-latency "
+                            "mode only; named 'ours low-latency learned')")
     score.add_argument("--sox-amount", type=float, default=0.3, help="sox noisered amount; negative to skip")
     score.add_argument("--no-speex", action="store_true", help="skip SpeexDSP's preprocessor")
     score.add_argument("--no-rnnoise", action="store_true", help="skip RNNoise (wheel pyrnnoise 0.4.5)")
@@ -460,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     alerts.add_argument("--hearalert", required=True, help="path to the hearalert executable")
     alerts.add_argument("--modes", default="low-latency", help="enhancer modes to score")
     alerts.add_argument("--strength", type=float, help="enhancer strength (default: the enhancer's)")
+    alerts.add_argument("--noise-estimators", type=estimator_list, default=("mcra",),
+                        help="comma-separated: mcra (default), learned (low-latency mode only)")
     alerts.add_argument("--files", type=int, help="score only the first N annotated files")
     alerts.add_argument("--no-speex", action="store_true", help="skip SpeexDSP's preprocessor")
     alerts.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
@@ -470,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as workdir:
             table = f"Produced by: `{command}`\n\n" + score_alerts(
                 args.corpus, args.hearalert, [m for m in args.modes.split(",") if m], args.strength, args.files,
-                not args.no_speex, Path(workdir))
+                not args.no_speex, Path(workdir), args.noise_estimators)
         print(table, end="")
         if args.out:
             args.out.write_text(table)
@@ -507,7 +538,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             systems, scored = score_corpus(
                 args.corpus, args.hearalert, [m for m in args.modes.split(",") if m], args.strength,
-                args.sox_amount if args.sox_amount >= 0 else None, peers, Path(workdir), args.files)
+                args.sox_amount if args.sox_amount >= 0 else None, peers, Path(workdir), args.files,
+                args.noise_estimators)
         except (ValueError, PeerUnavailable) as error:
             parser.error(str(error))
     table = report(systems, scored, command)

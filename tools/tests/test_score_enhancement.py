@@ -175,3 +175,19 @@ def test_scoring_a_subset_keeps_only_matching_files(small_set, tmp_path):
     assert "babble" not in table
     with pytest.raises(SystemExit):
         se.main(["score", "--corpus", str(small_set), "--files", "nothing_*", "--no-speex", "--sox-amount", "-1"])
+
+
+def test_the_learned_noise_estimate_is_scored_only_where_it_serves(monkeypatch, tmp_path):
+    import argparse
+
+    variants = se.ours_variants(["low-latency", "higher-quality"], ["mcra", "learned"])
+    assert variants == [("ours low-latency", "low-latency", "mcra"),
+                        ("ours low-latency learned", "low-latency", "learned"),
+                        ("ours higher-quality", "higher-quality", "mcra")]
+    commands = []
+    monkeypatch.setattr(se.subprocess, "run", lambda command, **_: commands.append(command))
+    se.run_ours("hearalert", "low-latency", None, tmp_path / "a.wav", tmp_path / "b.wav", "learned",
+                ["--alert-intervals", "x.tsv"])
+    assert commands[0][-4:] == ["--noise-estimator", "learned", "--alert-intervals", "x.tsv"]
+    with pytest.raises(argparse.ArgumentTypeError):
+        se.estimator_list("mcra,wiener")
