@@ -21,7 +21,7 @@ Every recording drawn is listed in --sources (default models/ENHANCEMENT_SOURCES
 models/SOURCES.tsv) with split ``enhancer-train``; rows of other splits in that file are kept, rows sorted.
 
 Example (about 20 minutes on one core):
-  nice -n 10 .venv/bin/python tools/train_noise_estimator.py --corpus /work/corpora/real \\
+  nice -n 10 .venv/bin/python tools/train_noise_estimator.py --corpus corpora/real \\
       --out models/noise.safetensors --seed 1
 """
 
