@@ -236,7 +236,8 @@ def train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     numpy's OpenBLAS (the features' Mel filterbank products) runs single-threaded throughout. Its idle threads
     spin after every call, and on two cores they starved the other feature worker and torch's OpenMP threads. With
     one BLAS thread the default model's recipe extracted its training features in 89 s instead of 158 s and
-    trained in 1,133 s instead of 1,420 s, and wrote the same file byte for byte (session 9, MODEL_CARD.md).
+    trained in 1,133 s instead of 1,420 s, and wrote the same file byte for byte (models/EXPERIMENTS.md,
+    2026-11-22, "Faster reproduction").
     Training steps do not use numpy's BLAS, so the limit does not touch the weights."""
     with threadpool_limits(limits=1, user_api="blas"):
         return _train(args)

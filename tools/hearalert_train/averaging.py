@@ -5,7 +5,7 @@ Why: the last weights of a run depend on the last few hundred batches it happene
 default recipe differ by up to 0.05 in validation F1 and by a third in the real recordings they find. Averaging
 the weights over the last few thousand steps smooths that noise at no cost at inference: the averaged network has
 the same shape and the same FLOPs, and exports like any other. (Measured for the default recipe in
-models/MODEL_CARD.md, session 10: it did not help there, so the recipe does not use it.)
+models/EXPERIMENTS.md, 2026-11-22, "Weight averaging": it did not help there, so the recipe does not use it.)
 
 What is averaged: parameters and floating-point buffers alike (`use_buffers`), so BatchNorm's running statistics
 describe roughly the averaged weights' inputs; its integer batch counter is copied. The first update copies the
