@@ -22,16 +22,15 @@ another with short pauses, over one noise condition, the noise scaled so that th
 
 from __future__ import annotations
 
-import csv
 import fnmatch
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
+import fetch_real_audio
 from enhancement_set import SPEECH_LEVEL_DBFS, write_mixture, write_tables
-from fetch_real_audio import INDEX_COLUMNS, sources_name
+from fetch_real_audio import IndexEntry as Entry
 from hearalert_corpus import SAMPLE_RATE
 from hearalert_corpus.sources import active_segments
 
@@ -64,46 +63,20 @@ class RealSetError(Exception):
     """The real-audio tree cannot make the set; the message says why in one line."""
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One row of REAL/index.tsv."""
-    path: str
-    role: str
-    kind: str
-    source_type: str
-    source: str
-    version: str
-    path_inside: str
-    licence: str
-
-    @property
-    def source_key(self) -> tuple[str, str]:
-        return self.source_type, self.source
-
-
 def read_index(real: Path) -> list[Entry]:
-    """REAL/index.tsv, strictly: the header fetch_real_audio.py writes and every line complete."""
-    index = real / "index.tsv"
-    if not index.is_file():
-        raise RealSetError(f"{index}: not found (make the tree with tools/fetch_real_audio.py --out {real})")
-    with index.open(encoding="utf-8", newline="") as f:
-        lines = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    if not lines or tuple(lines[0]) != INDEX_COLUMNS:
-        raise RealSetError(f"{index}:1: expected the header {' '.join(INDEX_COLUMNS)}")
-    entries = []
-    for number, fields in enumerate(lines[1:], start=2):
-        if len(fields) != len(INDEX_COLUMNS):
-            raise RealSetError(f"{index}:{number}: expected {len(INDEX_COLUMNS)} fields, found {len(fields)}")
-        entries.append(Entry(*fields[:8]))
-    return entries
+    """REAL/index.tsv (fetch_real_audio.read_index), its faults as this set's one-line errors."""
+    try:
+        return fetch_real_audio.read_index(real)
+    except ValueError as error:
+        raise RealSetError(str(error)) from None
 
 
 def usable(entries: list[Entry], real: Path) -> list[Entry]:
     """The alert-free recordings of the dev and test roles, after checking no source also serves training."""
-    train = {e.source_key for e in entries if e.role == "train"}
+    train = {e.sources_name for e in entries if e.role == "train"}
     chosen = [e for e in entries if e.role in DETECTION_ROLES and "/alert_free/" in f"/{e.path}"]
     for e in chosen:
-        if e.source_key in train:
+        if e.sources_name in train:
             raise RealSetError(f"{real / 'index.tsv'}: source {e.source} has both train and {e.role} recordings; "
                                "the enhancer's evaluation must not share a source with detection training")
     return sorted(chosen, key=lambda e: e.path)
@@ -271,6 +244,6 @@ def make_real_set(real: Path, out: Path, seed: int, files_per_condition: int, se
                  {"role": ROLE, "detection_roles": list(DETECTION_ROLES), "lead_in_seconds": LEAD_IN_SECONDS,
                   "speech_level_dbfs": SPEECH_LEVEL_DBFS, "wideband_db": WIDEBAND_DB, "material": summary,
                   "files": extras})
-    sources = sorted({(sources_name(e.source_type, e.source), e.version, e.path_inside, e.licence, used_for, ROLE)
+    sources = sorted({(e.sources_name, e.version, e.path_inside, e.licence, used_for, ROLE)
                       for e, used_for in provenance})
     return [name for name, _ in rows], sources, summary

@@ -160,6 +160,44 @@ def sources_name(source_type: str, source: str) -> str:
     return {"deb": source, "git": f"git:{source}", "pypi": f"pypi:{source}"}[source_type]
 
 
+@dataclass(frozen=True)
+class IndexEntry:
+    """One row of OUT/index.tsv: a fetched recording, where it came from and the role it serves. The tools that
+    draw from the tree (the enhancement set, the noise-estimator trainer) read it through `read_index`."""
+    path: str
+    role: str
+    kind: str
+    source_type: str
+    source: str
+    version: str
+    path_inside: str
+    licence: str
+    sha256: str
+    seconds: str
+
+    @property
+    def sources_name(self) -> str:
+        return sources_name(self.source_type, self.source)
+
+
+def read_index(out: Path) -> list[IndexEntry]:
+    """OUT/index.tsv, strictly: the header this tool writes and every line complete (ValueError naming the file and
+    line otherwise)."""
+    index = out / "index.tsv"
+    if not index.is_file():
+        raise ValueError(f"{index}: not found (make the tree with tools/fetch_real_audio.py --out {out})")
+    with index.open(encoding="utf-8", newline="") as f:
+        lines = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    if not lines or tuple(lines[0]) != INDEX_COLUMNS:
+        raise ValueError(f"{index}:1: expected the header {' '.join(INDEX_COLUMNS)}")
+    entries = []
+    for number, fields in enumerate(lines[1:], start=2):
+        if len(fields) != len(INDEX_COLUMNS):
+            raise ValueError(f"{index}:{number}: expected {len(INDEX_COLUMNS)} fields, found {len(fields)}")
+        entries.append(IndexEntry(*fields))
+    return entries
+
+
 def flat_name(path_inside: str) -> str:
     """A path inside a source as one file name: usr/share/(games/) dropped, '/' and '#' become '~' ('~' is
     refused in manifest paths, so the name cannot collide), other characters outside [A-Za-z0-9._+-] become '_',

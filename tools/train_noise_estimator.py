@@ -28,7 +28,6 @@ Example (about 20 minutes on one core):
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import json
 import sys
@@ -43,6 +42,7 @@ import export
 import features
 import noise_estimator as ne
 from fetch_alert_recordings import write_role_rows
+from fetch_real_audio import read_index
 
 SPLIT = "enhancer-train"
 NOISE_KINDS = ("ambient:", "music", "broadcast")
@@ -52,31 +52,28 @@ NOISE_KINDS = ("ambient:", "music", "broadcast")
 class Recording:
     path: Path
     kind: str
-    source: str
+    source: str           # as the catalogue names it (held-out sources are drawn by a hash of this name)
     version: str
     path_inside: str
     licence: str
+    sources_name: str     # as models/SOURCES.tsv names it: git:OWNER/NAME, pypi:NAME or the Debian package
 
 
 def read_catalogue(corpus: Path) -> tuple[list[Recording], list[Recording]]:
     """(speech, noise) recordings of role ``train`` in ``corpus/index.tsv``, in catalogue order."""
-    index = corpus / "index.tsv"
-    if not index.is_file():
-        raise ValueError(f"{index}: no such catalogue (expected tools/fetch_real_audio.py's index.tsv)")
     speech, noise = [], []
-    with open(index, encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle, delimiter="\t"):
-            if row["role"] != "train":
-                continue
-            recording = Recording(corpus / row["path"], row["kind"], row["source"], row["version"],
-                                  row["path_inside"], row["licence"])
-            if row["kind"].startswith("speech:"):
-                speech.append(recording)
-            elif row["kind"].startswith(NOISE_KINDS):
-                noise.append(recording)
+    for entry in read_index(corpus):
+        if entry.role != "train":
+            continue
+        recording = Recording(corpus / entry.path, entry.kind, entry.source, entry.version, entry.path_inside,
+                              entry.licence, entry.sources_name)
+        if entry.kind.startswith("speech:"):
+            speech.append(recording)
+        elif entry.kind.startswith(NOISE_KINDS):
+            noise.append(recording)
     if not speech or not noise:
-        raise ValueError(f"{index}: needs train-role speech:* and ambient/music/broadcast recordings, "
-                         f"found {len(speech)} speech and {len(noise)} noise")
+        raise ValueError(f"{corpus / 'index.tsv'}: needs train-role speech:* and ambient/music/broadcast "
+                         f"recordings, found {len(speech)} speech and {len(noise)} noise")
     return speech, noise
 
 
@@ -349,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
             {"task": ne.TASK, "noise_input": json.dumps(spec_input),
              "description": "Per-band noise fraction of the smoothed power for the speech enhancer's spectral "
                             "subtraction (Enhancement/README.md, Learned noise estimate)."})
-        used = {(r.source, r.version, r.path_inside, r.licence, r.kind, SPLIT) for r in mixers[0].used | mixers[1].used}
+        used = {(r.sources_name, r.version, r.path_inside, r.licence, r.kind, SPLIT)
+                for r in mixers[0].used | mixers[1].used}
         write_role_rows(args.sources, SPLIT, sorted(used))
         written = len(used)
     except (OSError, ValueError) as error:

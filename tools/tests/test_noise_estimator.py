@@ -136,7 +136,9 @@ def _catalogue(root: Path) -> None:
         for path, role, kind, source, audio in entries:
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             sf.write(str(root / path), (0.1 * audio).astype(np.float32), ne.SAMPLE_RATE)
-            writer.writerow([path, role, kind, "deb", source, "1", f"inside/{Path(path).name}", "CC0", "-", "0.5"])
+            source_type = "git" if source == "talkers1" else "deb"   # a repository: SOURCES.tsv says git:talkers1
+            writer.writerow([path, role, kind, source_type, source, "1", f"inside/{Path(path).name}", "CC0", "-",
+                             "0.5"])
 
 
 def _train(root: Path, out: Path, sources: Path) -> int:
@@ -160,12 +162,23 @@ def test_training_writes_a_noise_estimator_and_its_sources_deterministically(tmp
     mine = [line.split("\t") for line in lines[1:] if line.endswith("enhancer-train")]
     assert mine and lines[1:] == sorted(lines[1:])
     assert all(row[0] != "devsource" for row in mine)   # only role train
+    names = {row[0] for row in mine}
+    assert "git:talkers1" in names and "talkers1" not in names   # sources named as models/SOURCES.tsv names them
     first = ((tmp_path / "a.safetensors").read_bytes(), sources.read_text())
     assert _train(tmp_path, tmp_path / "a.safetensors", sources) == 0
     assert ((tmp_path / "a.safetensors").read_bytes(), sources.read_text()) == first
 
 
 def test_a_catalogue_without_noise_is_refused_in_one_line(tmp_path, capsys):
-    (tmp_path / "index.tsv").write_text("path\trole\tkind\tsource_type\tsource\tversion\tpath_inside\tlicence\n")
+    (tmp_path / "index.tsv").write_text("path\trole\tkind\tsource_type\tsource\tversion\tpath_inside\tlicence"
+                                        "\tsha256\tseconds\n")
     assert _train(tmp_path, tmp_path / "a.safetensors", tmp_path / "s.tsv") == 2
     assert "needs train-role speech" in capsys.readouterr().err
+
+
+def test_a_malformed_catalogue_line_is_named_in_one_line(tmp_path, capsys):
+    _catalogue(tmp_path)
+    with open(tmp_path / "index.tsv", "a") as handle:
+        handle.write("train/cut.wav\ttrain\tspeech:en\n")
+    assert _train(tmp_path, tmp_path / "a.safetensors", tmp_path / "s.tsv") == 2
+    assert "index.tsv:9: expected 10 fields, found 3"   # header, 7 rows, then it in capsys.readouterr().err
