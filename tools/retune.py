@@ -32,7 +32,7 @@ import alertnet_ref
 import export
 import hearalert_corpus
 from cli_types import number_in, rise_ratios
-from corpus_format import read_corpus
+from corpus_format import CorpusFormatError, read_corpus
 from hearalert_train.data import Geometry
 from hearalert_train.evaluation import choose_settings, format_report, full_report, predict
 from hearalert_train.from_weights import torch_module
@@ -70,8 +70,11 @@ def retune(args: argparse.Namespace) -> dict:
     labels = model.labels
     if labels != list(hearalert_corpus.LABELS):
         raise SystemExit(f"Error: {args.model} has labels {labels}; the corpora score {list(hearalert_corpus.LABELS)}")
-    val = read_corpus(args.val)
-    fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
+    try:
+        val = read_corpus(args.val)
+        fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
+    except CorpusFormatError as error:
+        raise SystemExit(f"Error: {error}") from None
     spec = json.loads(model.metadata["features"])
     geometry = Geometry.of(spec, model.frames, model.step, model.start_padding)
     network = torch_module(model)

@@ -475,6 +475,15 @@ def test_retune_refuses_to_overwrite_its_input(trained, capsys):
     assert "--out must differ from --model" in capsys.readouterr().err
 
 
+def test_retune_names_a_missing_development_set_in_one_line(trained, tmp_path):
+    import retune
+
+    _, out, _, _, _ = trained
+    with pytest.raises(SystemExit) as stop:
+        retune.main(["--model", str(out), "--val", str(tmp_path / "none"), "--out", str(tmp_path / "r.safetensors")])
+    assert str(stop.value) == f"Error: {tmp_path / 'none'}: not a folder"
+
+
 @pytest.mark.parametrize("bad", [["--channels", "16,a"], ["--channels", "16,32"], ["--rise-ratios", "none,2"],
                                  ["--rise-ratios", "x"], ["--start-padding", "48"], ["--start-padding", "-1"],
                                  ["--hard-negatives", "1"], ["--hard-negatives", "-0.1"], ["--fa-weight", "-1"],
