@@ -47,6 +47,7 @@ import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
 
+import alertnet_ref
 import export
 from cli_types import number_in, rise_ratios
 import features as feature_lib
@@ -58,6 +59,7 @@ from hearalert_train.distill import DistillSampler, teacher_scores
 from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, false_alarms_per_hour,
                                         choose_settings, format_report, full_report, predict)
 from hearalert_train.tracker import TrackerSettings
+from hearalert_train import warm_start
 
 LABELS = list(hearalert_corpus.LABELS)  # the detector's outputs, in their one definition's order
 
@@ -121,6 +123,18 @@ def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None,
     fa = false_alarms_per_hour(corpus, dets)[0]
     penalty = fa_weight * fa if fa_weight and not np.isnan(fa) else 0.0
     return event_f1(corpus, dets, LABELS)["macro_f1_present"] - penalty, preds, fa
+
+
+def _init_source(args: argparse.Namespace, raw_spec: dict) -> alertnet_ref.Model:
+    """The --init weight file, checked against the network and features this run trains."""
+    try:
+        source = alertnet_ref.load(args.init)
+        if source.frames != args.frames:
+            raise warm_start.WarmStartError(f"it has {source.frames} frames per window, --frames is {args.frames}")
+        warm_start.check_features(source.features, raw_spec)
+    except (OSError, alertnet_ref.ModelError, warm_start.WarmStartError) as error:
+        raise SystemExit(f"error: --init {args.init}: {error}") from None
+    return source
 
 
 def first_clips(corpus: Corpus, count: int) -> Corpus:
@@ -220,6 +234,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "(first) training corpus, un-augmented: beside validation's scores it tells a network "
                         "that under-fits (low on both) from one that over-fits (high here only). Costs one more "
                         "prediction run: about 30 s for 540 clips with the default network (default 0: off)")
+    p.add_argument("--init", type=Path, metavar="WEIGHTS",
+                   help="start from this weight file's network and feature normalisation instead of random weights "
+                        "(fine-tuning; same --frames and --channels; hearalert_train/warm_start.py). Pair it with a "
+                        "lower --lr, e.g. 5e-4")
     p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
     args = p.parse_args(argv)
@@ -264,13 +282,16 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
             raise SystemExit(f"error: {c.root}: corpus labels lack {', '.join(missing)}")
 
     raw_spec = model_spec()
+    source = _init_source(args, raw_spec) if args.init else None  # checked before the features are computed
     clips = [clip for corpus in train_corpora
              for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
     distill_corpora = [read_corpus(path) for path in args.distill]
     distill_clips = [clip for corpus in distill_corpora
                      for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
-    # The distillation audio is real sound the network will hear: it shapes the normalisation too.
-    spec = dict(raw_spec, normalization=normalisation(clips + distill_clips))
+    # The distillation audio is real sound the network will hear: it shapes the normalisation too. A network
+    # fine-tuned from a file keeps the normalisation its weights were learned against.
+    spec = dict(raw_spec, normalization=source.features["normalization"] if source
+                else normalisation(clips + distill_clips))
     feature_lib.load_spec(spec)  # validate before spending time on training
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
     geometry = Geometry.of(spec, args.frames, args.step, args.start_padding)
@@ -288,6 +309,10 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
               f"({time.time() - t0:.0f} s)", flush=True)
 
     model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
+    if source:
+        calibration = torch.from_numpy(sampler.batch(4 * args.batch)[0])[:, None]
+        difference = warm_start.load_into(model, source, calibration)
+        print(f"started from {args.init} (copy matches the file within {difference:.1e})", flush=True)
     logits = model[:-1]  # same modules without the final sigmoid: BCE-with-logits is the stable form
     n_params = sum(p.numel() for p in model.parameters())
     average = weight_average(model, args.weight_average) if args.weight_average else None
@@ -366,6 +391,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     trained_on = ("; ".join(f"{c.meta.get('generator')} seed {c.meta.get('seed')} split {c.meta.get('split')} "
                             f"({len(c.files)} files)" for c in train_corpora) +
                   "".join(f"; distilled on {c.root.name} ({len(c.files)} files)" for c in distill_corpora) +
+                  (f"; fine-tuned from {args.init.name}" if args.init else "") +
                   f"; val {val_corpus.root.name}; train.py seed {args.seed}, "
                   f"step {best[2]}" + (f", weights averaged (decay {args.weight_average})" if average else ""))
     context = {"frames": args.frames, "step": args.step}
@@ -390,7 +416,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                "hard_negatives": args.hard_negatives, "onset_weight": args.onset_weight,
                "weight_average": args.weight_average, "fa_budget": args.fa_budget,
                "distill": [str(path) for path in args.distill], "distill_fraction": args.distill_fraction,
-               "select_fa_weight": args.select_fa_weight,
+               "select_fa_weight": args.select_fa_weight, "init": str(args.init) if args.init else None,
+               "lr": args.lr,
                "train_seconds": round(time.time() - t0, 1)}
     scored = [("val", val_corpus.root, val_corpus, val_preds)]  # report key, heading, corpus, predictions
     if test_corpus:

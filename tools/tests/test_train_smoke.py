@@ -448,6 +448,20 @@ def test_per_label_thresholds_move_only_where_the_budget_allows():
     assert thresholds == [0.8, 0.8] and summary["false_alarms_per_hour"] == 0.0
 
 
+def test_a_label_without_development_events_keeps_the_shared_threshold():
+    # The corpus holds "b" alerts only; "a" fires on f1 (0.9) and f3 (0.6 blip), both false alarms. Raising "a"
+    # to 0.8 would drop one of them and find nothing less, since there is no "a" to find: the ascent would silence
+    # a label that the corpus cannot judge. It must keep the shared threshold (0.4, which finds every "b").
+    from hearalert_train.evaluation import tune
+
+    _, preds = _three_b_alerts_and_a_blip()
+    corpus = _toy_corpus({"f1.wav": [], "f2.wav": _toy_event("b", 2.0), "f3.wav": [],
+                          "f4.wav": _toy_event("b", 1.5), "f5.wav": _toy_event("b", 3.0)})
+    thresholds, _, summary = tune(corpus, preds, ["a", "b"], fa_weight=0.0001, per_label=True, **TOY_GRID)
+    assert thresholds == [0.4, 0.4]
+    assert summary["macro_f1"] == pytest.approx(1.0) and summary["false_alarms_per_hour"] == pytest.approx(2 / (12 / 3600))  # f1, f3
+
+
 def test_retune_changes_only_thresholds_tracker_and_provenance(trained, tmp_path):
     import retune
 
@@ -502,3 +516,26 @@ def test_list_options_parse_to_values():
     args = train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--channels", "16,24,48,128",
                                     "--rise-ratios", "none,0.3", "--frames", "96", "--start-padding", "90"])
     assert args.channels == [16, 24, 48, 128] and args.rise_ratios == (None, 0.3) and args.start_padding == 90
+
+
+def test_fine_tuning_starts_from_the_file_and_keeps_its_normalisation(trained, tmp_path):
+    root, out, _, _, _ = trained
+    tuned = tmp_path / "tuned.safetensors"
+    train.train(train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(tuned),
+                                  "--init", str(out), "--steps", "2", "--eval-every", "2", "--batch", "8",
+                                  "--lr", "1e-4", "--no-tune", "--seed", "4"]))
+    before, after = alertnet_ref.load(out), alertnet_ref.load(tuned)
+    assert after.features["normalization"] == before.features["normalization"]
+    assert f"fine-tuned from {out.name}" in after.metadata["trained_on"]
+    # Two small steps move the network only a little from where the file left it (a random start is far away).
+    window = np.random.default_rng(0).standard_normal((48, 64)).astype(np.float32)
+    assert np.abs(alertnet_ref.forward(after, window) - alertnet_ref.forward(before, window)).max() < 0.05
+
+
+def test_fine_tuning_refuses_a_file_of_another_window_before_any_work(trained, tmp_path):
+    root, out, _, _, _ = trained
+    with pytest.raises(SystemExit) as stop:
+        train.train(train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"),
+                                      "--out", str(tmp_path / "x.safetensors"), "--init", str(out),
+                                      "--frames", "96"]))
+    assert str(stop.value) == f"error: --init {out}: it has 48 frames per window, --frames is 96"
