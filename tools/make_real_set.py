@@ -12,6 +12,14 @@ REAL/ROLE/alerts/<label>/) and writes three kinds of files, each named by its ki
   iso_NNNNN.wav    each alert recording whole (up to 20 s), 30 dB over a quiet real background, a second of it
                    either side: how the alert sounds near the device
 
+With --kinds effects (only with --role train, and alone) it writes instead
+
+  fx_NNNNN.wav     --chunk-seconds excerpts of the unlabelled recordings (REAL/train/unlabelled/<group>/: sound
+                   effects from fetch_real_audio.py's effects[:WHAT] rows), made the way free_ files are. They may
+                   hold alert-like sounds no one labelled, so the set has no events yet is not alert-free: corpus.json
+                   says "unlabelled": true, and train.py takes it only as --distill (the student learns the teacher's
+                   scores on it), refusing it as --train, --val, --test or --fa-corpus
+
 With --alert-components every file also gets alerts/NAME.wav (the alert component, sample-aligned; silence for
 alert-free excerpts, since readers take the folder whole), so `train.py` can remix the alerts: use it for a
 training set; sets that are only scored do without. Events are measured on the alert signal (frames within 25 dB of its
@@ -25,6 +33,8 @@ Examples:
   .venv/bin/python tools/make_real_set.py --real corpora/real --role test --out corpora/real-test --seed 12
   .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train --seed 13 \\
       --mixtures-per-alert 40 --max-free-seconds 600 --alert-components
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role train --kinds effects \\
+      --out corpora/real-train-fx --seed 13
 
 Same inputs and seed give the same files. An existing --out is refused unless --force.
 """
@@ -41,9 +51,10 @@ import numpy as np
 import soundfile as sf
 
 from cli_types import number_in
+from corpus_format import UNLABELLED_KEY
 from hearalert_corpus import LABELS, SAMPLE_RATE
-from hearalert_corpus.real_sets import (RealSetError, free_excerpts, isolated, list_role, mixture,
-                                        parse_snr_range)
+from hearalert_corpus.real_sets import (RealSetError, free_excerpts, isolated, list_role, list_unlabelled,
+                                        mixture, parse_snr_range)
 from hearalert_corpus.sources import load_audio
 from hearalert_corpus.writer import format_summary, summarise, write_tables
 
@@ -58,13 +69,17 @@ def _snr(text: str) -> list[tuple[float, float]]:
 
 
 KINDS = ("free", "mixture", "isolated")
+EFFECTS = "effects"  # the unlabelled kind: made alone, from role train only
 
 
 def _kinds(text: str) -> tuple[str, ...]:
     kinds = tuple(dict.fromkeys(k.strip() for k in text.split(",")))
-    unknown = [k for k in kinds if k not in KINDS]
+    unknown = [k for k in kinds if k not in KINDS + (EFFECTS,)]
     if unknown or not kinds:
-        raise argparse.ArgumentTypeError(f"kinds are {', '.join(KINDS)}; got {text!r}")
+        raise argparse.ArgumentTypeError(f"kinds are {', '.join(KINDS + (EFFECTS,))}; got {text!r}")
+    if EFFECTS in kinds and len(kinds) > 1:
+        raise argparse.ArgumentTypeError(f"{EFFECTS} makes an unlabelled set and goes alone, not with "
+                                         f"{', '.join(k for k in kinds if k != EFFECTS)}")
     return kinds
 
 
@@ -84,13 +99,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="alert SNR range of the mixtures, LOW,HIGH[,STEP] in dB (default -5,15 in 5-dB buckets)")
     p.add_argument("--kinds", type=_kinds, default=KINDS,
                    help="which kinds of file to make, comma-separated: free, mixture, isolated (default all; e.g. "
-                        "free alone for audio to distil on, mixture,isolated for labelled training alerts)")
+                        "free alone for audio to distil on, mixture,isolated for labelled training alerts); or "
+                        "effects alone, with --role train: the unlabelled sound effects, a distillation-only set")
     p.add_argument("--alert-components", action="store_true",
                    help="also write alerts/NAME.wav, the alert alone, for every file (for training sets)")
     p.add_argument("--force", action="store_true", help="replace an existing --out folder")
     args = p.parse_args(argv)
     if args.mixtures_per_alert < 0:
         p.error(f"--mixtures-per-alert must be 0 or more, got {args.mixtures_per_alert}")
+    if EFFECTS in args.kinds and args.role != "train":
+        p.error(f"--kinds {EFFECTS} needs --role train: unlabelled recordings are fetched for training only")
+    if EFFECTS in args.kinds and args.alert_components:
+        p.error(f"--kinds {EFFECTS} makes no alerts to write: leave out --alert-components")
     return args
 
 
@@ -101,21 +121,63 @@ def _write(out: Path, name: str, mix: np.ndarray, alert: np.ndarray | None) -> N
             sf.write(str(out / sub / name), np.clip(x, -1.0, 1.0), SAMPLE_RATE, subtype="PCM_16", format="WAV")
 
 
-def make(args: argparse.Namespace) -> dict:
-    free_recordings, alert_recordings = list_role(args.real / args.role)
+def _replace_out(args: argparse.Namespace) -> None:
     if args.out.exists():
         if not args.force:
             raise RealSetError(f"{args.out} exists; pass --force to replace it")
         shutil.rmtree(args.out)
-    t0 = time.time()
-    free = []
+
+
+def _read_all(recordings: list, what: str, t0: float) -> list:
+    """(recording, audio) for each recording, with a progress line every 10 s."""
+    out = []
     shown = t0
-    for i, recording in enumerate(free_recordings):
-        free.append((recording, load_audio(recording.path)))
-        if time.time() - shown >= 10 or i + 1 == len(free_recordings):
+    for i, recording in enumerate(recordings):
+        out.append((recording, load_audio(recording.path)))
+        if time.time() - shown >= 10 or i + 1 == len(recordings):
             shown = time.time()
-            print(f"read {i + 1} of {len(free_recordings)} alert-free recordings ({shown - t0:.0f} s)",
-                  file=sys.stderr, flush=True)
+            print(f"read {i + 1} of {len(recordings)} {what} recordings ({shown - t0:.0f} s)", file=sys.stderr,
+                  flush=True)
+    return out
+
+
+def _meta(args: argparse.Namespace, real_sources: dict) -> dict:
+    return {"format": "hearalert-corpus", "version": 1, "sample_rate": SAMPLE_RATE, "labels": list(LABELS),
+            "generator": GENERATOR, "seed": args.seed, "split": args.role, "real_root": str(args.real),
+            "real_sources": real_sources}
+
+
+def make_unlabelled(args: argparse.Namespace) -> dict:
+    """--kinds effects: excerpts of the role's unlabelled recordings, group by group, in a set marked unlabelled."""
+    recordings = list_unlabelled(args.real / args.role)
+    _replace_out(args)
+    t0 = time.time()
+    loaded = _read_all(recordings, "unlabelled", t0)
+    (args.out / "audio").mkdir(parents=True, exist_ok=True)
+    rows = []
+    for group in sorted({recording.kind for recording, _ in loaded}):
+        of_group = [(recording, x) for recording, x in loaded if recording.kind == group]
+        for pieces, excerpt in free_excerpts(of_group, args.chunk_seconds, args.max_free_seconds):
+            name = f"fx_{len(rows):05d}.wav"
+            _write(args.out, name, excerpt, None)
+            rows.append({"name": name, "duration": len(excerpt) / SAMPLE_RATE, "events": [],
+                         "info": {"kind": EFFECTS, "source_kind": group, "pieces": pieces, "alert_snr_db": None}})
+    write_tables(args.out, rows, dict(_meta(args, {"unlabelled_recordings": len(recordings)}),
+                                      **{UNLABELLED_KEY: True}))
+    summary = summarise(rows)
+    print(f"wrote {summary['files']} unlabelled files ({summary['hours']:.2f} h) to {args.out} from "
+          f"{len(recordings)} recordings of role '{args.role}' in {time.time() - t0:.0f} s: for train.py --distill "
+          "only")
+    return summary
+
+
+def make(args: argparse.Namespace) -> dict:
+    if EFFECTS in args.kinds:
+        return make_unlabelled(args)
+    free_recordings, alert_recordings = list_role(args.real / args.role)
+    _replace_out(args)
+    t0 = time.time()
+    free = _read_all(free_recordings, "alert-free", t0)
     rng = np.random.default_rng(args.seed)
     for sub in ("audio", "alerts") if args.alert_components else ("audio",):
         (args.out / sub).mkdir(parents=True, exist_ok=True)
@@ -149,11 +211,8 @@ def make(args: argparse.Namespace) -> dict:
             clip, info = isolated(alert, free, rng)
             add(f"iso_{len(rows):05d}.wav", clip.mixture, clip.alerts,
                 dict(info, kind="isolated", source=recording.relative), recording.kind)
-    meta = {"format": "hearalert-corpus", "version": 1, "sample_rate": SAMPLE_RATE, "labels": list(LABELS),
-            "generator": GENERATOR, "seed": args.seed, "split": args.role, "real_root": str(args.real),
-            "real_sources": {"alert_free_recordings": len(free_recordings),
-                             "alert_recordings": len(alert_recordings)}}
-    write_tables(args.out, rows, meta)
+    write_tables(args.out, rows, _meta(args, {"alert_free_recordings": len(free_recordings),
+                                              "alert_recordings": len(alert_recordings)}))
     summary = summarise(rows)
     print(format_summary(summary, args.out))
     print(f"from {len(free_recordings)} alert-free and {len(alert_recordings)} alert recordings of role "

@@ -27,7 +27,10 @@ Distillation (--distill CORPUS, repeatable): real recordings without labels, mos
 learns the YAMNet teacher's six label scores (tools/yamnet.py) as soft targets, aligned to its own window ends; a
 --distill-fraction of every batch comes from them, and a share of those from windows the student fired on while
 the teacher did not (mined at every validation run). --select-fa-weight makes early stopping count false alarms on
-validation's alert-free files, so a real development set chooses the checkpoint that is quiet on real sound.
+validation's alert-free files, so a real development set chooses the checkpoint that is quiet on real sound. A set
+marked unlabelled in corpus.json (make_real_set.py --kinds effects: sound effects, alert-like or not, that no one
+labelled) is taken as --distill only: as --train, --val, --test or --fa-corpus its event-free files would count as
+alert-free, so those refuse it.
 
 Example:
   .venv/bin/python tools/train.py --train /tmp/corpus/train --val /tmp/corpus/val --test /tmp/corpus/test \\
@@ -207,7 +210,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "over about the last 5,000 steps. The training itself is unchanged (default 0: off)")
     p.add_argument("--distill", type=Path, action="append", default=[],
                    help="a corpus of real recordings without trusted labels (mostly alert-free) whose windows the "
-                        "student learns the YAMNet teacher's scores on; repeatable. Needs tools/yamnet.py's wheel")
+                        "student learns the YAMNet teacher's scores on; repeatable. Needs tools/yamnet.py's wheel. "
+                        "The only place for an unlabelled set (make_real_set.py --kinds effects: sound effects that "
+                        "may sound like alerts), which every other corpus option refuses")
     p.add_argument("--distill-fraction", type=number_in(0.0, 1.0, high_open=True), default=0.3,
                    help="share of each batch drawn from the --distill audio (default 0.3)")
     p.add_argument("--hard-distill-fraction", type=number_in(0.0, 1.0), default=0.3,
@@ -270,6 +275,11 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     train_corpora, val_corpus = [read_corpus(path) for path in args.train], read_corpus(args.val)
     test_corpus = read_corpus(args.test) if args.test else None
     fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
+    for option, corpus in [("--train", c) for c in train_corpora] + [
+            ("--val", val_corpus), ("--test", test_corpus), ("--fa-corpus", fa_corpus)]:
+        if corpus is not None and corpus.unlabelled:
+            raise SystemExit(f"error: {corpus.root}: an unlabelled set (corpus.json \"unlabelled\": true) has no "
+                             f"trusted events and is not alert-free, so it cannot be {option}; pass it as --distill")
     if fa_corpus and all(fa_corpus.events_of(f.filename) for f in fa_corpus.files):
         raise SystemExit(f"error: {fa_corpus.root}: --fa-corpus holds no alert-free file")
     if args.fa_budget is not None and not args.no_tune and not fa_corpus and \

@@ -5,6 +5,9 @@ Input is one role's folder of the real-audio tree (tools/fetch_real_audio.py):
 
     ROLE/alert_free/<kind>/...audio     real recordings holding no alert (speech, music, ambient, ...)
     ROLE/alerts/<label>/...audio        real alert recordings, one of LABELS per folder
+    ROLE/unlabelled/<group>/...audio    real recordings without trusted labels (sound effects), for distillation
+                                        only: list_role never reads them, so no alert-free excerpt, background
+                                        or alert set holds them; list_unlabelled does
 
 Three kinds of files come out, told apart by their `kind` extra in corpus.json:
   free      excerpts of the alert-free recordings of each kind played one after another, so short ones share an
@@ -72,6 +75,18 @@ def list_role(role_dir: Path) -> tuple[list[Recording], list[Recording]]:
     return free, alerts
 
 
+def list_unlabelled(role_dir: Path) -> list[Recording]:
+    """The unlabelled recordings of one role folder (ROLE/unlabelled/<group>/), sorted by path; kind is the group."""
+    folder = role_dir / "unlabelled"
+    if not folder.is_dir():
+        raise RealSetError(f"{folder}: no such folder (fetch_real_audio.py writes effects[:WHAT] rows there)")
+    found = [Recording(p, str(p.relative_to(role_dir)), group.name)
+             for group in sorted(d for d in folder.iterdir() if d.is_dir()) for p in _audio_files(group)]
+    if not found:
+        raise RealSetError(f"{folder}: no recordings under unlabelled/<group>/")
+    return found
+
+
 def events_of(alert: np.ndarray, start: int) -> list[tuple[float, float]]:
     """Sounding spans of `alert` placed at sample `start`, in seconds, joined across gaps under EVENT_GAP."""
     offset = start / SAMPLE_RATE
@@ -89,8 +104,8 @@ def _scale_to_level(x: np.ndarray, rng: np.random.Generator) -> float:
 
 def free_excerpts(recordings: list[tuple[Recording, np.ndarray]], chunk_s: float, max_s: float | None
                   ) -> list[tuple[list[dict], np.ndarray]]:
-    """Excerpts of `chunk_s` seconds of alert-free recordings of one kind played one after another, so short
-    recordings (a spoken prompt, a word) fill excerpts together and long ones are cut into several; the last
+    """Excerpts of `chunk_s` seconds of recordings of one kind (alert-free, or unlabelled) played one after another,
+    so short recordings (a spoken prompt, a word) fill excerpts together and long ones are cut into several; the last
     excerpt is kept when it lasts at least MIN_FREE_S. Each comes with its pieces: the source recording, the
     offset in it and the offset in the excerpt (s). At most `max_s` seconds of each recording are used."""
     n, out = samples(chunk_s), []

@@ -205,3 +205,69 @@ def test_sources_table_lists_every_recording_with_its_role():
     published = {(s, v, p): split for s, v, p, *_, split in (line.split("\t") for line in lines)}
     listed = real.legacy_rows(real.legacy.DEFAULT_MANIFEST) + real.read_manifest(real.DEFAULT_MANIFEST)
     assert published == {(r.sources_name, r.version, r.path_inside): r.split for r in listed}
+
+
+FX_PACKAGE, FX_VERSION = "hearalert-fake-effects", "0.5-2"
+HORN = audio(420, 1.5, 22050)
+
+
+def effects_world(world: dict) -> Path:
+    """A second .deb in the cache, of sound effects, and a manifest adding one row of it (kind effects:game) to the
+    rows of every source type."""
+    folder = build_deb(world["tmp"] / "fx", FX_PACKAGE, FX_VERSION, {"usr/share/games/fx/sounds/horn.wav": HORN},
+                       "game sounds")
+    shutil.copy(next(folder.glob("*.deb")), world["cache"] / "debs" / "effects.deb")
+    fx = ["effects:game", "deb", FX_PACKAGE, FX_VERSION, "usr/share/games/fx/sounds/horn.wav", "GPL-2.0-or-later",
+          sha(HORN), "train", "1.5", "game sound effect; teacher top: Vehicle horn 0.90"]
+    return write(world["tmp"] / "m.tsv", rows(world["commit"]) + [fx])
+
+
+def test_effects_land_outside_the_alert_free_and_alert_folders_with_provenance(world):
+    from hearalert_corpus.real_sets import RealSetError, list_role, list_unlabelled
+
+    sources = world["tmp"] / "SOURCES.tsv"
+    assert run(world, effects_world(world), "--sources-tsv", str(sources)) == 0
+    out = world["tmp"] / "out"
+    horn = out / "train/unlabelled/effects/hearalert-fake-effects__fx~sounds~horn.wav"
+    info = sf.info(str(horn))
+    assert (info.samplerate, info.channels, info.frames) == (16000, 1, 24000)
+    # Listed like every recording: index.tsv and the SOURCES rows (used_for the kind, split train)...
+    index = [line.split("\t") for line in (out / "index.tsv").read_text().splitlines()]
+    assert [str(horn.relative_to(out)), "train", "effects:game", "deb", FX_PACKAGE, FX_VERSION,
+            "usr/share/games/fx/sounds/horn.wav", "GPL-2.0-or-later", sha(HORN), "1.50"] in index
+    assert [FX_PACKAGE, FX_VERSION, "usr/share/games/fx/sounds/horn.wav", "GPL-2.0-or-later", "effects:game",
+            "train"] in [line.split("\t") for line in sources.read_text().splitlines()]
+    # ...but no corpus split, alert-free list or alert list holds it: only list_unlabelled finds it.
+    assert not (out / "train/unlabelled/splits.tsv").exists() and not (out / "train/alert_free").exists()
+    with pytest.raises(RealSetError, match="no alert-free recordings"):  # train holds only the siren and the horn
+        list_role(out / "train")
+    assert [(r.relative, r.kind) for r in list_unlabelled(out / "train")] == [
+        (str(horn.relative_to(out / "train")), "effects")]
+
+
+@pytest.mark.parametrize("role", ["dev", "test"])
+def test_effects_outside_the_train_role_are_one_line_naming_the_row(world, capsys, role):
+    manifest = effects_world(world)
+    lines = manifest.read_text().splitlines()
+    manifest.write_text("\n".join(lines[:-1] + [lines[-1].replace("\ttrain\t", f"\t{role}\t")]) + "\n")
+    assert run(world, manifest) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{manifest}:{len(lines)}: kind effects:game has no trusted label" in err
+    assert f"role must be train, not {role}" in err and not (world["tmp"] / "out").exists()
+
+
+def test_effects_of_a_source_in_another_role_are_refused(world, capsys):
+    # The deb of the dev rows cannot give effects: one role per source, within the manifest...
+    manifest = effects_world(world)
+    lines = manifest.read_text().splitlines()
+    fx = lines[-1].split("\t")
+    fx[2:5] = [PACKAGE, VERSION, "usr/share/sounds/voice/hello.wav"]
+    manifest.write_text("\n".join(lines[:-1] + ["\t".join(fx)]) + "\n")
+    assert run(world, manifest) == 1
+    assert "roles are disjoint by source" in capsys.readouterr().err
+    # ...and across the two manifests (the first 21 alerts' sources keep their roles).
+    def row(kind: str, role: str, line: str) -> real.Row:
+        return real.Row(kind, "deb", "pkg", "1", f"{kind}.wav", "MIT", "0" * 64, role, 1.0, "n", line)
+    with pytest.raises(real.FetchError, match=r"b:3: pkg also serves role test \(a:2\)"):
+        real.check_unlabelled_sources([row("siren", "test", "a:2"), row("effects", "train", "b:3")])
+    real.check_unlabelled_sources([row("siren", "train", "a:2"), row("effects", "train", "b:3")])

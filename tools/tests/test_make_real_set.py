@@ -159,3 +159,66 @@ def test_alerts_stored_as_mp3_are_listed(tmp_path: Path) -> None:
     free, alerts = list_role(role)
     assert [(a.relative, a.kind) for a in alerts] == [("alerts/car_horn/horn.mp3", "car_horn")]
     assert [f.kind for f in free] == ["speech"]
+
+
+@pytest.fixture()
+def train_tree(tmp_path: Path) -> Path:
+    """A train role with alert-free speech, a doorbell and two unlabelled sound effects (4 s and 8 s)."""
+    rng = np.random.default_rng(2)
+    root = tmp_path / "real"
+    _write(root / "train/alert_free/speech/talk.wav", 0.1 * rng.standard_normal(12 * SR))
+    _write(root / "train/alerts/doorbell/two.wav", _beeps(0.4, 1.5, 2, 700.0))
+    _write(root / "train/unlabelled/effects/a_horn.wav", _beeps(0.5, 0.5, 5, 420.0)[: 4 * SR])
+    _write(root / "train/unlabelled/effects/b_beep.wav", np.full(8 * SR, 0.02))
+    return root
+
+
+def _train(real: Path, out: Path, *extra: str) -> int:
+    return make_real_set.main(["--real", str(real), "--role", "train", "--out", str(out), "--seed", "13", *extra])
+
+
+def test_effects_make_an_unlabelled_set_of_excerpts(train_tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "fx"
+    assert _train(train_tree, out, "--kinds", "effects") == 0
+    corpus = read_corpus(out, check_audio=True)
+    assert corpus.meta["unlabelled"] is True and corpus.unlabelled and not corpus.events
+    assert corpus.meta["real_sources"] == {"unlabelled_recordings": 2}
+    # 4 + 8 s played one after another: a 10-s excerpt and a 2-s tail, named fx_, extras as free_ files have them.
+    assert [(f.filename, f.duration) for f in corpus.files] == [("fx_00000.wav", 10.0), ("fx_00001.wav", 2.0)]
+    extras = corpus.file_extras("fx_00000.wav")
+    assert (extras["kind"], extras["source_kind"]) == ("effects", "effects")
+    assert [(p["source"], p["offset_s"], p["at_s"]) for p in extras["pieces"]] == [
+        ("unlabelled/effects/a_horn.wav", 0.0, 0.0), ("unlabelled/effects/b_beep.wav", 0.0, 4.0)]
+    assert corpus.file_extras("fx_00001.wav")["pieces"] == [
+        {"source": "unlabelled/effects/b_beep.wav", "offset_s": 6.0, "at_s": 0.0}]
+    audio, _ = sf.read(str(corpus.audio_path("fx_00001.wav")))
+    np.testing.assert_allclose(audio, 0.02, atol=1e-4)
+
+
+def test_no_other_kind_of_set_draws_on_the_unlabelled_recordings(train_tree: Path, tmp_path: Path) -> None:
+    from hearalert_corpus.real_sets import list_role
+
+    free, alerts = list_role(train_tree / "train")
+    assert [r.relative for r in free + alerts] == ["alert_free/speech/talk.wav", "alerts/doorbell/two.wav"]
+    assert _train(train_tree, tmp_path / "all", "--mixtures-per-alert", "8") == 0
+    meta = (tmp_path / "all" / "corpus.json").read_text()
+    assert "unlabelled" not in meta and "a_horn" not in meta and "b_beep" not in meta
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--kinds", "effects,free"], "effects makes an unlabelled set and goes alone"),
+    (["--kinds", "effects", "--role", "dev"], "--kinds effects needs --role train"),
+    (["--kinds", "effects", "--alert-components"], "leave out --alert-components"),
+])
+def test_effects_are_refused_with_other_kinds_and_outside_train(train_tree: Path, tmp_path: Path, capsys, extra,
+                                                                message) -> None:
+    with pytest.raises(SystemExit) as stop:
+        _train(train_tree, tmp_path / "x", *extra)
+    assert stop.value.code == 2 and message in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_effects_without_unlabelled_recordings_is_one_line(real_tree: Path, tmp_path: Path, capsys) -> None:
+    (real_tree / "train/alert_free/speech").mkdir(parents=True)
+    assert _train(real_tree, tmp_path / "x", "--kinds", "effects") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unlabelled: no such folder" in err and not (tmp_path / "x").exists()

@@ -539,3 +539,56 @@ def test_fine_tuning_refuses_a_file_of_another_window_before_any_work(trained, t
                                       "--out", str(tmp_path / "x.safetensors"), "--init", str(out),
                                       "--frames", "96"]))
     assert str(stop.value) == f"error: --init {out}: it has 48 frames per window, --frames is 96"
+
+
+def _unlabelled_set(root: Path) -> Path:
+    """A distillation-only set (make_real_set.py --kinds effects) of two 4-s sound effects: a 420-Hz horn and a
+    3.1-kHz beep, alert-like sounds that no one labelled."""
+    import make_real_set
+
+    t = np.arange(4 * 16000) / 16000
+    for name, freq in (("horn", 420.0), ("beep", 3100.0)):
+        path = root / "real/train/unlabelled/effects" / f"{name}.wav"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(str(path), (0.3 * np.sin(2 * np.pi * freq * t)).astype(np.float32), 16000)
+    out = root / "fx"
+    assert make_real_set.main(["--real", str(root / "real"), "--role", "train", "--kinds", "effects",
+                               "--chunk-seconds", "4", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("option", ["--train", "--val", "--test", "--fa-corpus"])
+def test_an_unlabelled_set_is_refused_outside_distill(trained, tmp_path, capsys, option):
+    # Its files have no events but may hold alert-like sounds: as training, validation, test or false-alarm audio
+    # they would count as alert-free. One line, before any feature is computed.
+    root = trained[0]
+    fx = _unlabelled_set(tmp_path)
+    corpora = {"--train": root / "train", "--val": root / "val", option: fx}
+    args = train.parse_args([*(x for name, path in corpora.items() for x in (name, str(path))),
+                             "--out", str(tmp_path / "m.safetensors"), "--steps", "2"])
+    with pytest.raises(SystemExit) as stop:
+        train.train(args)
+    message = str(stop.value.code)
+    assert message.count("\n") == 0 and message.startswith(f"error: {fx}: an unlabelled set")
+    assert f"cannot be {option}; pass it as --distill" in message
+    assert not (tmp_path / "m.safetensors").exists() and "features of" not in capsys.readouterr().out
+
+
+def test_an_unlabelled_set_refused_elsewhere_is_distilled_on(trained, tmp_path, monkeypatch):
+    # As --distill it is taken: the student learns the teacher's scores on it (here a stand-in teacher scoring
+    # every window 0.25, so the test needs no YAMNet; test_distill.py runs the real one).
+    root = trained[0]
+    fx = _unlabelled_set(tmp_path)
+    scored = []
+
+    def teacher(corpus, cache_dir=None):
+        scored.append(corpus.root)
+        return {f.filename: np.full((int((f.duration * 16000 - 15600) // 7680) + 1, 6), 0.25, np.float32)
+                for f in corpus.files}
+
+    monkeypatch.setattr(train, "teacher_scores", teacher)
+    args = train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"), "--distill", str(fx),
+                             "--out", str(tmp_path / "m.safetensors"), "--steps", "2", "--eval-every", "2",
+                             "--batch", "8", "--no-tune"])
+    _, _, reports = train.train(args)
+    assert scored == [fx] and reports["distill"] == [str(fx)] and (tmp_path / "m.safetensors").exists()
