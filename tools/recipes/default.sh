@@ -8,8 +8,10 @@
 # 2. the synthetic corpus (make_corpus.py), a regression check and the bulk of the labelled alerts
 # 3. real sets (make_real_set.py): labelled real alerts in real backgrounds for training; alert-free real audio
 #    to distil the YAMNet teacher on; a development set and a test set, disjoint by source
-# 4. training (train.py): checkpoint, thresholds and tracker chosen on the real development set, with a budget
-#    of false alarms per hour on its real alert-free audio
+# 4. training (train.py), in two stages: a first network from random weights, then that network fine-tuned
+#    (--init) with the YAMNet teacher's scores on unlabelled real sound effects added to the distillation audio;
+#    checkpoints, thresholds (per label where the development set has the label) and tracker chosen on the real
+#    development set, with a budget of false alarms per hour on its real alert-free audio
 # 5. scores on the real test set (score_real.py through the host) and the synthetic test split
 # Every step prints what it wrote; a step whose output exists is not redone (delete it to redo it).
 # Environment: THREADS (torch threads, default 2), SEED (training seed, default 1).
@@ -41,14 +43,19 @@ real_set() {  # real_set NAME ROLE SEED [make_real_set.py options]
 }
 real_set real-train-alerts train 13 --kinds mixture,isolated --mixtures-per-alert 20 --snr=-10,15 --alert-components
 real_set real-train-free train 13 --kinds free --max-free-seconds 180
+real_set real-train-fx train 13 --kinds effects
 real_set real-dev dev 11
 real_set real-test test 12
 step "training"
-$PY tools/train.py --train "$WORK/synth/train" --train "$WORK/real-train-alerts" --distill "$WORK/real-train-free" \
-    --val "$WORK/real-dev" --test "$WORK/real-test" --out models/default.safetensors \
-    --report "$WORK/report.json" --cache "$WORK/cache/features" --seed "$SEED" --threads "$THREADS" \
-    --frames 96 --start-padding 90 --region 0.2 --onset-lag 0.2 --channels 24,48,96,192 --hard-negatives 0.15 \
-    --steps 8000 --eval-every 2000 --patience 3 --minutes 120 --select-fa-weight 0.002 --fa-budget 2
+common=(--train "$WORK/synth/train" --train "$WORK/real-train-alerts" --val "$WORK/real-dev" --test "$WORK/real-test"
+        --cache "$WORK/cache/features" --seed "$SEED" --threads "$THREADS" --frames 96 --start-padding 90
+        --region 0.2 --onset-lag 0.2 --channels 24,48,96,192 --hard-negatives 0.15 --patience 3 --minutes 120
+        --select-fa-weight 0.002 --fa-budget 2)
+[ -f "$WORK/stage1.safetensors" ] || $PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" \
+    --out "$WORK/stage1.safetensors" --report "$WORK/stage1.json" --steps 8000 --eval-every 2000
+$PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" --distill "$WORK/real-train-fx" \
+    --init "$WORK/stage1.safetensors" --lr 5e-4 --steps 4000 --eval-every 1000 --per-label-thresholds \
+    --out models/default.safetensors --report "$WORK/report.json"
 step "scores"
 swift build -c release >&2
 $PY tools/score_real.py --corpus "$WORK/real-test" --model models/default.safetensors --json "$WORK/real-test.json"
