@@ -16,7 +16,9 @@ struct EnhanceCommand: ParsableCommand {
             alert carries pass unchanged and no other bin loses more than 6 dB. With --model, the file is run \
             as `listen` runs the microphone (at the model's rate, in its 2 ms periods) and alerts are kept \
             audible exactly when `listen` would keep them: from the first decision above a threshold until the \
-            alert ends. Modes: low-latency (8 ms in all at any rate), higher-quality (32 ms).
+            alert ends. Modes (delay + hop, the same at any rate): lowest-latency (2 + 2 ms; what `listen` \
+            plays with MCRA), low-latency (4 + 4 ms; the default here, and what `listen` plays with the learned \
+            noise estimate), higher-quality (24 + 8 ms).
 
             Example:
               hearalert enhance noisy.wav clean.wav --strength 0.8
@@ -33,7 +35,8 @@ struct EnhanceCommand: ParsableCommand {
     @Argument(help: "Where to write the enhanced WAV file.")
     var output: String
 
-    @Option(help: "Framing: low-latency (4 ms delay + 4 ms hop) or higher-quality (24 ms delay + 8 ms hop).")
+    @Option(help: ArgumentHelp("Framing: lowest-latency (2 ms delay + 2 ms hop), low-latency (4 ms delay + 4 ms hop) "
+                               + "or higher-quality (24 ms delay + 8 ms hop)."))
     var mode: EnhancerConfiguration.Mode = .lowLatency
 
     @Option(help: "Noise suppression from 0 (unchanged) to 1 (strongest: over-subtraction up to 1.75, -30 dB floor).")

@@ -30,6 +30,21 @@ public final class ALSAPCM {
     public let periodFrames: Int
     /// Frames the device buffer holds: the most audio that can queue up before an overrun or underrun.
     public let bufferFrames: Int
+    /// Playback is started (`start()`) once this many periods are queued. One would underrun at the first late
+    /// wake-up: the device takes a period at each of its interrupts, and the next period arrives with the
+    /// capture interrupt. Two leave one period of margin for scheduling jitter, and no more delay than that.
+    public static let playbackStartPeriods = 2
+
+    /// Playback: true while the stream is prepared but not running (at first, and after an underrun was
+    /// repaired), waiting for `start()`.
+    public var isWaitingForStart: Bool { snd_pcm_state(handle) == SND_PCM_STATE_PREPARED }
+
+    /// Playback: starts the device on what is queued.
+    public func start() throws(ALSAError) {
+        let status = snd_pcm_start(handle)
+        if status < 0 { try recover(from: status) }
+    }
+
     /// Overruns (capture) or underruns (playback) repaired so far; each lost a little audio.
     public private(set) var recoveredXruns = 0
 
@@ -94,6 +109,24 @@ public final class ALSAPCM {
             if result >= 0 { return Int(result) }
             try recover(from: Int32(result))
         }
+    }
+
+    /// `snd_pcm_delay`: frames between the application and the converters. Capture: frames the microphone has
+    /// delivered that `read` has not yet returned. Playback: frames queued before a frame written now is heard.
+    /// Nil where the device cannot say (it is stopped, or in an xrun); allocates nothing.
+    public func delayFrames() -> Int? {
+        var frames = snd_pcm_sframes_t(0)
+        guard snd_pcm_delay(handle, &frames) >= 0 else { return nil }
+        return Int(frames)
+    }
+
+    /// Playback: frames written and not yet taken by the hardware (the buffer's fill, `snd_pcm_avail`), which,
+    /// unlike `delayFrames`, leaves out what the card holds beyond its buffer (a USB card's packets in flight).
+    /// Nil in an xrun; allocates nothing.
+    public func bufferedFrames() -> Int? {
+        let available = snd_pcm_avail(handle)
+        guard available >= 0 else { return nil }
+        return max(0, bufferFrames - Int(available))
     }
 
     /// `snd_pcm_recover` repairs xruns (-EPIPE) and suspends (-ESTRPIPE); anything else means the device is gone.
@@ -164,8 +197,11 @@ public final class ALSAPCM {
         func check(_ status: Int32, _ step: String) throws(ALSAError) { try Self.check(status, name, step) }
         try check(snd_pcm_sw_params_current(handle, params), "current software parameters")
         try check(snd_pcm_sw_params_set_avail_min(handle, params, snd_pcm_uframes_t(period)), "wake-up size")
-        // Playback starts once two periods are queued: enough to ride out scheduling jitter, short for latency.
-        let start = direction == .playback ? snd_pcm_uframes_t(2 * period) : 1
+        // Capture starts at the first read; playback only when `start()` is called (a threshold above the
+        // boundary is never reached), so that its owner chooses the phase of its interrupts.
+        var boundary = snd_pcm_uframes_t(0)
+        try check(snd_pcm_sw_params_get_boundary(params, &boundary), "boundary")
+        let start = direction == .playback ? boundary : 1
         try check(snd_pcm_sw_params_set_start_threshold(handle, params, start), "start threshold")
         try check(snd_pcm_sw_params(handle, params), "the software configuration")
     }

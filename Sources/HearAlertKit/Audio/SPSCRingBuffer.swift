@@ -49,6 +49,9 @@ public final class SPSCRingBuffer: @unchecked Sendable {
     /// have in the stream the consumer reads (a producer can mark where something new begins).
     public var samplesWritten: Int { writeIndex.load(ordering: .relaxed) }
 
+    /// Consumer only: samples read since the ring was made, i.e. the stream position of the next sample to read.
+    public var samplesRead: Int { readIndex.load(ordering: .relaxed) }
+
     /// Producer only: copies as many of `samples` as fit and returns that count (short when the ring is full).
     @discardableResult
     public func write(_ samples: UnsafeBufferPointer<Float>) -> Int {

@@ -2,15 +2,19 @@ import Foundation
 
 /// How the speech enhancer trades delay for frequency resolution and how hard it suppresses noise.
 ///
-/// The default is what a hearing-aid wearer tolerates: at most 10 ms from microphone to ear at 16 kHz
-/// (delay beyond that makes one's own voice sound echoey), at a strength that removes most steady noise
-/// without making speech sound underwater.
+/// Hearing-aid wearers tolerate at most 10 ms from microphone to ear (delay beyond that makes one's own voice
+/// sound echoey): `listen` plays the lowest-latency mode for that, and the default strength removes most
+/// steady noise without making speech sound underwater.
 public struct EnhancerConfiguration: Sendable, Equatable {
     /// The analysis/synthesis framing; each mode's delay is stated in `Enhancement/README.md`.
     public enum Mode: String, Sendable, Equatable, CaseIterable {
         /// 16 ms asymmetric analysis window with a 8 ms synthesis window and a 4 ms hop (Mauler & Martin 2007):
         /// 4 ms algorithmic delay plus the 4 ms it takes to collect a hop, 8 ms in all at any sample rate.
         case lowLatency = "low-latency"
+        /// The same 16 ms asymmetric analysis window with a 4 ms synthesis window and a 2 ms hop: 2 ms
+        /// algorithmic delay plus 2 ms to collect a hop, 4 ms in all, at twice the low-latency mode's CPU per
+        /// second. What `listen` plays with MCRA, so that microphone to ear stays within 10 ms.
+        case lowestLatency = "lowest-latency"
         /// 32 ms square-root-Hann windows at 75 % overlap: finer frequency resolution, so less musical noise
         /// and better separation of speech harmonics, for offline use or listeners who tolerate 32 ms.
         case higherQuality = "higher-quality"
@@ -35,7 +39,8 @@ public struct EnhancerConfiguration: Sendable, Equatable {
     /// weight file (`Enhancement/README.md`, "Learned noise estimate").
     public var noiseEstimation: NoiseEstimation
 
-    /// The defaults are what `listen` plays: low latency, strength 0.7, and while an alert sounds, bins 1 dB
+    /// The defaults are what `enhance` runs, and what `listen` plays but for its mode (lowest latency, with
+    /// MCRA): low latency, strength 0.7, and while an alert sounds, bins 1 dB
     /// above the noise passed and the rest reduced by 6 dB at most (chosen on the alert corpus; see
     /// `Enhancement/README.md`).
     public init(

@@ -30,6 +30,9 @@ public final class SpeechEnhancer {
     /// estimate seeded from them would start far below the noise.
     private let partialFrames: Int
     private var partialFramesLeft: Int
+    /// Hops between noise-estimate updates (`EnhancerFraming.noiseUpdateHops`), and hops since the last one.
+    private let noiseUpdateHops: Int
+    private var hopsSinceNoiseUpdate = 0
 
     /// The largest input magnitude the enhancer computes with (full scale is 1). Its arithmetic is 32-bit float,
     /// and a frame's power spectrum grows with the square of the FFT size times the peak sample: at 10¹⁵ and
@@ -57,9 +60,10 @@ public final class SpeechEnhancer {
             analysisWindow: framing.analysisWindow, synthesisWindow: framing.synthesisWindow)
         let binCount = framing.fftSize / 2 + 1
         let hopSeconds = Double(framing.hopLength) / Double(sampleRate)
+        noiseUpdateHops = framing.noiseUpdateHops
         switch configuration.noiseEstimation {
         case .mcra:
-            noiseTracker = NoisePowerTracker(binCount: binCount, hopSeconds: hopSeconds)
+            noiseTracker = NoisePowerTracker(binCount: binCount, hopSeconds: hopSeconds * Double(noiseUpdateHops))
         case .learned(let modelPath):
             noiseTracker = try LearnedNoiseEstimator(
                 modelPath: modelPath, sampleRate: sampleRate, fftSize: framing.fftSize, hopLength: framing.hopLength)
@@ -100,17 +104,23 @@ public final class SpeechEnhancer {
         if partialFramesLeft > 0 {
             // Until the tracker has seen a whole frame its estimate is zero, and these hops pass unchanged.
             partialFramesLeft -= 1
-        } else if !alertActive {
-            if alertNoise.isHolding {
-                noiseTracker.lower(to: alertNoise.noisePower)
-                alertNoise.release()
+        } else {
+            let noiseDue = hopsSinceNoiseUpdate == 0
+            hopsSinceNoiseUpdate = (hopsSinceNoiseUpdate + 1) % noiseUpdateHops
+            if !alertActive {
+                if alertNoise.isHolding {
+                    noiseTracker.lower(to: alertNoise.noisePower)
+                    alertNoise.release()
+                }
+                if noiseDue { noiseTracker.update(power: measured) }
+            } else if noiseTracker.hasStarted {
+                // An alert before the tracker's first frame leaves it unstarted (zero: every bin passes).
+                if !alertNoise.isHolding { alertNoise.hold(from: noiseTracker.noisePower) }
+                if noiseDue {
+                    noiseTracker.update(power: measured)
+                    alertNoise.follow(noiseTracker.noisePower)
+                }
             }
-            noiseTracker.update(power: measured)
-        } else if noiseTracker.hasStarted {
-            // An alert before the tracker's first frame leaves it unstarted (zero: every bin passes).
-            if !alertNoise.isHolding { alertNoise.hold(from: noiseTracker.noisePower) }
-            noiseTracker.update(power: measured)
-            alertNoise.follow(noiseTracker.noisePower)
         }
         gainRule.computeGains(
             power: measured, noise: alertNoise.isHolding ? alertNoise.noisePower : noiseTracker.noisePower,
@@ -130,5 +140,6 @@ public final class SpeechEnhancer {
         alertNoise.release()
         alertActive = false
         partialFramesLeft = partialFrames
+        hopsSinceNoiseUpdate = 0
     }
 }

@@ -40,6 +40,7 @@ final class SuppressionGainRule {
     private let alertGainLimit: Float           // lowest gain while an alert is active
     private let alertPresence: AlertBinPresence
     private let previousCleanPower: UnsafeMutableBufferPointer<Float>   // Â²(l−1)
+    private let prioriSNRs: UnsafeMutableBufferPointer<Float>           // this frame's ξ, per bin
     private var hasStarted = false
 
     init(
@@ -56,10 +57,15 @@ final class SuppressionGainRule {
         alertGainLimit = Self.power(decibels: -alertSuppressionLimitDB).squareRoot()
         alertPresence = AlertBinPresence(binCount: binCount, hopSeconds: hopSeconds, dominanceDB: alertDominanceDB)
         previousCleanPower = .allocate(capacity: binCount)
+        prioriSNRs = .allocate(capacity: binCount)
+        prioriSNRs.initialize(repeating: 0)
         reset()
     }
 
-    deinit { previousCleanPower.deallocate() }
+    deinit {
+        previousCleanPower.deallocate()
+        prioriSNRs.deallocate()
+    }
 
     /// Forgets the previous frame, as at the start of a stream.
     func reset() {
@@ -96,17 +102,25 @@ final class SuppressionGainRule {
         } else {
             alertPresence.stop()
         }
+        // Three passes with the same arithmetic per bin as one: the first and last have no branches the
+        // compiler cannot turn into selects, so they run on vectors; only the gain itself takes a logarithm.
         for bin in 0..<binCount {
             let noisePower = max(noise[bin], NoisePowerTracker.smallestPower)
             let posterioriSNR = power[bin] / noisePower
             let measured = max(posterioriSNR - 1, 0)
-            let prioriSNR = min(max(
+            prioriSNRs[bin] = min(max(
                 memory * previousCleanPower[bin] / noisePower + (1 - memory) * measured, minimumPrioriSNR),
                 NoisePowerTracker.largestRatio)
+        }
+        for bin in 0..<binCount {
+            let prioriSNR = prioriSNRs[bin]
             var gain = max(1 - overSubtraction(prioriSNR: prioriSNR) / (1 + prioriSNR), floorGain)
             if alertActive { gain = alertPresence.carriesAlert(bin) ? 1 : max(gain, alertGainLimit) }
             gains[bin] = gain
-            let wiener = prioriSNR / (1 + prioriSNR)
+        }
+        for bin in 0..<binCount {
+            let noisePower = max(noise[bin], NoisePowerTracker.smallestPower)
+            let wiener = prioriSNRs[bin] / (1 + prioriSNRs[bin])
             previousCleanPower[bin] = wiener * wiener * power[bin] + wiener * noisePower
         }
     }
@@ -131,7 +145,7 @@ extension SuppressionGainRule {
         /// same change in the higher-quality mode lost 0.6 dB SNR and 0.06 PESQ at 0 dB.
         init(mode: EnhancerConfiguration.Mode) {
             switch mode {
-            case .lowLatency: self.init(decisionDirectedFactor: 0.95, fullStrengthOverSubtraction: 1.36)
+            case .lowLatency, .lowestLatency: self.init(decisionDirectedFactor: 0.95, fullStrengthOverSubtraction: 1.36)
             case .higherQuality: self.init(decisionDirectedFactor: 0.98, fullStrengthOverSubtraction: 1.75)
             }
         }

@@ -22,17 +22,22 @@ final class AudioDeviceThread: Sendable {
     private let stopRequested: @Sendable () -> Bool
     private let events: DeviceEvents
     private let realtimePriority: Int32?
+    private let delayMeter: HeadphoneDelayMeter?
+    private let queueLimit: Int
     private let firstOpen = Mutex<Result<String, ALSAError>?>(nil)
     private let opened = DispatchSemaphore(value: 0)
 
     init(device: String, direction: ALSAPCM.Direction, sampleRate: Int, periodFrames: Int, ringCapacity: Int,
-         events: DeviceEvents, realtimePriority: Int32?, stopRequested: @escaping @Sendable () -> Bool) {
+         events: DeviceEvents, realtimePriority: Int32?, delayMeter: HeadphoneDelayMeter? = nil,
+         queueLimit: Int = .max, stopRequested: @escaping @Sendable () -> Bool) {
         self.device = device
         self.direction = direction
         self.sampleRate = sampleRate
         self.periodFrames = periodFrames
         self.events = events
         self.realtimePriority = realtimePriority
+        self.delayMeter = delayMeter
+        self.queueLimit = queueLimit
         self.stopRequested = stopRequested
         ring = SPSCRingBuffer(minimumCapacity: ringCapacity)
     }
@@ -123,6 +128,7 @@ final class AudioDeviceThread: Sendable {
                 events.droppedSamples.add(count - queued, ordering: .relaxed)
                 events.overflows.add(1, ordering: .relaxed)
             }
+            delayMeter?.captured(ringPosition: ring.samplesWritten, deviceFrames: stream.delayFrames())
             ringSignal.signal()
             return count
         case .playback:
@@ -130,17 +136,29 @@ final class AudioDeviceThread: Sendable {
                 _ = ringSignal.wait(timeout: .now() + .milliseconds(50))
                 return 0
             }
-            // Capture and playback run on different clocks; if audio piles up here it becomes delay in the
-            // person's ears, so anything beyond four periods is dropped rather than played late.
-            while ring.availableToRead > 4 * periodFrames {
-                ring.read(into: UnsafeMutableBufferPointer(
-                    rebasing: scratch[0..<min(scratch.count, ring.availableToRead - 2 * periodFrames)]))
+            // Audio waiting here or in the device is delay in the person's ears, and a stall (an underrun, a late
+            // period) or capture and playback running on different clocks would leave a backlog for good: what
+            // is queued beyond `queueLimit` is dropped rather than played late.
+            var excess = min(ring.availableToRead, (stream.bufferedFrames() ?? 0) + ring.availableToRead - queueLimit)
+            while excess > 0 {
+                excess -= ring.read(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(scratch.count, excess)]))
             }
+            guard ring.availableToRead >= periodFrames else { return 0 }
             let count = ring.read(into: scratch)
             var written = 0
             while written < count {
                 written += try stream.write(UnsafeBufferPointer(rebasing: scratch[written..<count]))
             }
+            if stream.isWaitingForStart,
+               stream.bufferedFrames() ?? 0 >= ALSAPCM.playbackStartPeriods * periodFrames {
+                // Writes come just after capture interrupts. Started half a period after one, the device's own
+                // interrupts fall midway between them, so a write may be up to half a period early or late and
+                // still come between the same two of them; started at the write, a little jitter would let two
+                // device periods pass between two writes, and it would underrun again and again.
+                usleep(useconds_t(500_000 * periodFrames / sampleRate))
+                try stream.start()
+            }
+            delayMeter?.played(ringPosition: ring.samplesRead, deviceFrames: stream.delayFrames())
             return written
         }
     }

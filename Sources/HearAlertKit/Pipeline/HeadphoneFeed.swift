@@ -8,6 +8,7 @@ package final class HeadphoneFeed {
     private let ring: SPSCRingBuffer
     private let wake: DispatchSemaphore?
     private let enhancer: SpeechEnhancer?
+    private let delayMeter: HeadphoneDelayMeter?
     private let hopInput: UnsafeMutableBufferPointer<Float>
     private let hopOutput: UnsafeMutableBufferPointer<Float>
     private var filled = 0
@@ -16,10 +17,13 @@ package final class HeadphoneFeed {
     ///   - ring: the playback ring the audio goes to.
     ///   - wake: signalled after each `play`, so a playback thread waiting for audio wakes; nil when none waits.
     ///   - enhancer: nil plays the microphone unchanged (`--no-enhance`).
-    package init(ring: SPSCRingBuffer, wake: DispatchSemaphore?, enhancer: SpeechEnhancer?) {
+    ///   - delayMeter: told of samples the ring had no room for, which shift what is heard (live only).
+    package init(ring: SPSCRingBuffer, wake: DispatchSemaphore?, enhancer: SpeechEnhancer?,
+                 delayMeter: HeadphoneDelayMeter? = nil) {
         self.ring = ring
         self.wake = wake
         self.enhancer = enhancer
+        self.delayMeter = delayMeter
         let hop = enhancer?.hopLength ?? 1
         hopInput = .allocate(capacity: hop)
         hopInput.initialize(repeating: 0)
@@ -36,7 +40,7 @@ package final class HeadphoneFeed {
     /// alerts audible from the next hop on. A partial hop waits for the next call.
     package func play(_ samples: UnsafeBufferPointer<Float>, alertSounding: Bool) {
         guard let enhancer else {
-            ring.write(samples)
+            queue(samples)
             wake?.signal()
             return
         }
@@ -50,10 +54,15 @@ package final class HeadphoneFeed {
             taken += count
             if filled == hopInput.count {
                 enhancer.process(UnsafeBufferPointer(hopInput), into: hopOutput)
-                ring.write(UnsafeBufferPointer(hopOutput))
+                queue(UnsafeBufferPointer(hopOutput))
                 filled = 0
             }
         }
         wake?.signal()
+    }
+
+    private func queue(_ samples: UnsafeBufferPointer<Float>) {
+        let queued = ring.write(samples)
+        if queued < samples.count { delayMeter?.feedDroppedSamples.add(samples.count - queued, ordering: .relaxed) }
     }
 }

@@ -17,10 +17,13 @@ import Synchronization
 /// With a playback device, the headphone feed is the speech enhancer's output (told whenever an alert is rising
 /// or sounding, so it keeps the alert audible), or the microphone signal unchanged without an enhancer.
 ///
-/// Headphone delay, microphone to ear, with the default 2 ms periods: one capture period (2 ms), the enhancer's
-/// own delay (8 ms in low-latency mode: 4 ms to collect a hop plus 4 ms of window), and the playback queue
-/// (2 periods before the device starts, kept at most 4 periods): about 14 ms, plus the sound card's converters.
-/// The hop collection overlaps the capture period when the period divides the hop.
+/// Headphone delay, microphone to ear, with the default 2 ms periods and the lowest-latency enhancer (what
+/// `listen --output` plays): the capture period (2 ms; the 2 ms hop is collected in the same time), the
+/// enhancer's algorithmic delay (2 ms), and what is queued for playback — the device is started with two
+/// periods queued, half a period after a write (see `AudioDeviceThread`), and no more than
+/// `playbackQueueLimit` is ever kept. Measured on a sound card simulated in ALSA whose pointer moves a period
+/// at a time (`ListenDelayTests`): 7.2–7.8 ms, 4.6–5.6 ms with `--no-enhance`, plus the card's converters.
+/// `HeadphoneDelayMeter` measures the delay while listening and it is said when listening ends.
 public final class LiveListener: Sendable {
     /// Devices, periods and duration, fixed for the listener's life.
     public let configuration: ListenConfiguration
@@ -67,6 +70,17 @@ public final class LiveListener: Sendable {
         guard flushed else { throw LiveListenerError.outputNotFlushed(seconds: Self.flushTimeLimit) }
     }
 
+    /// The most audio the playback side may hold (device buffer and ring) before writing a period; beyond it,
+    /// the oldest is dropped, so a backlog left by a stall or by clock drift does not stay as delay. The device
+    /// is started with `ALSAPCM.playbackStartPeriods` queued, half a period after a write, and the next write
+    /// comes before its first interrupt: in the steady state it holds that many periods plus the one just
+    /// written — the slack that lets a write come 1.5 periods late — while the ring holds the next period.
+    /// Where the enhancer's hop is longer than a period, the rest of the hop arrives at once and is allowed for.
+    static func playbackQueueLimit(periodFrames: Int, hop: Int) -> Int {
+        let hopPeriods = (hop + periodFrames - 1) / periodFrames
+        return (ALSAPCM.playbackStartPeriods + hopPeriods) * periodFrames
+    }
+
     /// Seconds shutdown waits for the sinks (stdout, hooks) to take the last alerts before giving up on them.
     public static let flushTimeLimit = 3.0
 
@@ -76,11 +90,16 @@ public final class LiveListener: Sendable {
         let sampleRate = detector.expectedSampleRate
         let stopRequested: @Sendable () -> Bool = { [self] in isStopRequested }
         let devicePriority = configuration.realtimeScheduling ? RealtimeScheduling.devicePriority : nil
+        let delayMeter = configuration.playbackDevice.map { _ in
+            HeadphoneDelayMeter(sampleRate: sampleRate, enhancerLatency: enhancer?.latencySamples ?? 0)
+        }
+        // Said when listening ends, however it ends: the delay the person actually had.
+        defer { if let summary = delayMeter?.summary { reporter.note(summary) } }
         // A second of slack between capture and processing absorbs a model hiccup without losing audio.
         let capture = AudioDeviceThread(device: configuration.captureDevice, direction: .capture,
                                         sampleRate: sampleRate, periodFrames: periodFrames, ringCapacity: sampleRate,
                                         events: captureEvents, realtimePriority: devicePriority,
-                                        stopRequested: stopRequested)
+                                        delayMeter: delayMeter, stopRequested: stopRequested)
         let captureName = try capture.start()
         var playback: AudioDeviceThread?
         if let output = configuration.playbackDevice, let playbackEvents {
@@ -88,6 +107,9 @@ public final class LiveListener: Sendable {
             let thread = AudioDeviceThread(device: output, direction: .playback, sampleRate: sampleRate,
                                            periodFrames: periodFrames, ringCapacity: 8 * periodFrames,
                                            events: playbackEvents, realtimePriority: devicePriority,
+                                           delayMeter: delayMeter,
+                                           queueLimit: Self.playbackQueueLimit(periodFrames: periodFrames,
+                                                                               hop: enhancer?.hopLength ?? 1),
                                            stopRequested: stopRequested)
             let playbackName = try thread.start()
             reporter.note("playing to '\(playbackName)'")
@@ -99,7 +121,8 @@ public final class LiveListener: Sendable {
             reporter.note(RealtimeScheduling.description(granted: granted))
         }
         defer { if configuration.realtimeScheduling { RealtimeScheduling.returnCurrentThreadToNormal() } }
-        let feed = playback.map { HeadphoneFeed(ring: $0.ring, wake: $0.ringSignal, enhancer: enhancer) }
+        let feed = playback.map { HeadphoneFeed(ring: $0.ring, wake: $0.ringSignal, enhancer: enhancer,
+                                                     delayMeter: delayMeter) }
         try process(detector: detector, capture: capture, feed: feed, dispatcher: dispatcher,
                     periodFrames: periodFrames)
     }
