@@ -73,9 +73,10 @@ import Testing
     /// A short delay bought with underruns would be worse than a longer one: each is a gap in what the person
     /// hears. Alone on this machine a run underruns at most once, as playback starts; with the other listening
     /// tests running beside it, each asking for real-time priority on two shared cores, a few more. A playback
-    /// queue capped too tightly underran 74–180 times in the 2200 periods of a run.
+    /// queue capped too tightly underran 74–180 times in the 2200 periods of a run. The bound sits between the
+    /// two with room for a busier machine than this one (a CI runner): it catches that regression, not load.
     static func expectFewUnderruns(_ measurement: Measurement) {
-        #expect(underruns(measurement.stderr) <= 10, "stderr: \(measurement.stderr)")
+        #expect(underruns(measurement.stderr) <= 30, "stderr: \(measurement.stderr)")
     }
 
     /// The listener's own figures must agree with the devices' clocks. It measures at every write and may read
