@@ -195,6 +195,17 @@ def _check_audio(root: Path, files: list[AudioFile], rate: int) -> None:
                                    f"vs {info.frames} at {info.samplerate} Hz")
 
 
+def refuse_unlabelled(corpus: Corpus, use: str) -> Corpus:
+    """`corpus`, unless it is an unlabelled set (UNLABELLED_KEY), which no tool may score, tune on, train on with
+    labels or count false alarms on: its event-free files hold alert-like sounds. `use` names what it was given
+    for, e.g. "--val"; the error says to pass it to train.py --distill, the one place that takes it."""
+    if corpus.unlabelled:
+        raise CorpusFormatError(f"{corpus.root}: an unlabelled set (corpus.json \"{UNLABELLED_KEY}\": true) has no "
+                                f"trusted events and is not alert-free, so it cannot be {use}; it is for train.py "
+                                f"--distill only")
+    return corpus
+
+
 def read_corpus(root: str | Path, check_audio: bool = False) -> Corpus:
     """Read and validate a corpus. With `check_audio`, also open every audio/, clean/ and alerts/ file and
     check durations and sample alignment (slower: touches every file header)."""

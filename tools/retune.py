@@ -32,7 +32,7 @@ import alertnet_ref
 import export
 import hearalert_corpus
 from cli_types import number_in, rise_ratios
-from corpus_format import CorpusFormatError, read_corpus
+from corpus_format import CorpusFormatError, read_corpus, refuse_unlabelled
 from hearalert_train.data import Geometry
 from hearalert_train.evaluation import choose_settings, format_report, full_report, predict
 from hearalert_train.from_weights import torch_module
@@ -71,8 +71,8 @@ def retune(args: argparse.Namespace) -> dict:
     if labels != list(hearalert_corpus.LABELS):
         raise SystemExit(f"Error: {args.model} has labels {labels}; the corpora score {list(hearalert_corpus.LABELS)}")
     try:
-        val = read_corpus(args.val)
-        fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
+        val = refuse_unlabelled(read_corpus(args.val), "--val")
+        fa_corpus = refuse_unlabelled(read_corpus(args.fa_corpus), "--fa-corpus") if args.fa_corpus else None
     except CorpusFormatError as error:
         raise SystemExit(f"Error: {error}") from None
     spec = json.loads(model.metadata["features"])

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus_format import CorpusFormatError, read_corpus
+from corpus_format import CorpusFormatError, read_corpus, refuse_unlabelled
 from hearalert_corpus import LABELS
 from hearalert_train.distill import teacher_scores
 from hearalert_train.real_report import format_real_report, real_report
@@ -111,7 +111,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[
 def main(argv: list[str] | None = None) -> int:
     args, extra = parse_args(argv)
     try:
-        corpus = read_corpus(args.corpus)
+        corpus = refuse_unlabelled(read_corpus(args.corpus), "scored")
     except CorpusFormatError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

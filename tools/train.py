@@ -54,7 +54,7 @@ import alertnet_ref
 import export
 from cli_types import number_in, rise_ratios
 import features as feature_lib
-from corpus_format import Corpus, read_corpus
+from corpus_format import Corpus, CorpusFormatError, read_corpus, refuse_unlabelled
 import hearalert_corpus
 from hearalert_train.averaging import weight_average
 from hearalert_train.data import Geometry, WindowSampler, load_features
@@ -275,11 +275,13 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     train_corpora, val_corpus = [read_corpus(path) for path in args.train], read_corpus(args.val)
     test_corpus = read_corpus(args.test) if args.test else None
     fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
-    for option, corpus in [("--train", c) for c in train_corpora] + [
-            ("--val", val_corpus), ("--test", test_corpus), ("--fa-corpus", fa_corpus)]:
-        if corpus is not None and corpus.unlabelled:
-            raise SystemExit(f"error: {corpus.root}: an unlabelled set (corpus.json \"unlabelled\": true) has no "
-                             f"trusted events and is not alert-free, so it cannot be {option}; pass it as --distill")
+    try:
+        for option, corpus in [("--train", c) for c in train_corpora] + [
+                ("--val", val_corpus), ("--test", test_corpus), ("--fa-corpus", fa_corpus)]:
+            if corpus is not None:
+                refuse_unlabelled(corpus, option)
+    except CorpusFormatError as error:
+        raise SystemExit(f"error: {error}") from None
     if fa_corpus and all(fa_corpus.events_of(f.filename) for f in fa_corpus.files):
         raise SystemExit(f"error: {fa_corpus.root}: --fa-corpus holds no alert-free file")
     if args.fa_budget is not None and not args.no_tune and not fa_corpus and \

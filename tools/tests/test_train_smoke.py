@@ -570,8 +570,25 @@ def test_an_unlabelled_set_is_refused_outside_distill(trained, tmp_path, capsys,
         train.train(args)
     message = str(stop.value.code)
     assert message.count("\n") == 0 and message.startswith(f"error: {fx}: an unlabelled set")
-    assert f"cannot be {option}; pass it as --distill" in message
+    assert f"cannot be {option}; it is for train.py --distill only" in message
     assert not (tmp_path / "m.safetensors").exists() and "features of" not in capsys.readouterr().out
+
+
+def test_scoring_and_retuning_refuse_an_unlabelled_set_in_one_line(trained, tmp_path, capsys):
+    # They would count its alert-like sounds as false alarms on alert-free audio.
+    import retune
+    import score_real
+
+    _, out, _, _, _ = trained
+    fx = _unlabelled_set(tmp_path)
+    capsys.readouterr()  # the set's own progress lines
+    assert score_real.main(["--corpus", str(fx), "--model", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{fx}: an unlabelled set" in err and "cannot be scored" in err
+    with pytest.raises(SystemExit) as stop:
+        retune.main(["--model", str(out), "--val", str(fx), "--out", str(tmp_path / "r.safetensors")])
+    assert str(stop.value).startswith(f"Error: {fx}: an unlabelled set") and "cannot be --val" in str(stop.value)
+    assert not (tmp_path / "r.safetensors").exists()
 
 
 def test_an_unlabelled_set_refused_elsewhere_is_distilled_on(trained, tmp_path, monkeypatch):
