@@ -55,9 +55,12 @@ private struct CorpusReader {
         let labels: [String]
         /// Per-file extras; only the SNRs are read from them.
         let files: [String: FileExtras]?
+        /// True for a distillation-only set of real sound effects (`make_real_set.py --kinds effects`): its files
+        /// have no events yet may hold alert-like sounds, so scoring it would count them as false alarms.
+        let unlabelled: Bool?
 
         private enum CodingKeys: String, CodingKey {
-            case format, version, sampleRate = "sample_rate", labels, files
+            case format, version, sampleRate = "sample_rate", labels, files, unlabelled
         }
     }
 
@@ -85,6 +88,10 @@ private struct CorpusReader {
         }
         guard description.format == "hearalert-corpus" else {
             throw TextFileError(file: shown, "format is \"\(description.format)\", expected \"hearalert-corpus\"")
+        }
+        guard description.unlabelled != true else {
+            throw TextFileError(file: shown, "marks an unlabelled set (\"unlabelled\": true: sound effects without "
+                + "trusted events, for train.py --distill only); it cannot be evaluated")
         }
         guard description.version == 1 else {
             throw TextFileError(file: shown, "version \(description.version) is not supported (this reader knows 1)")

@@ -47,6 +47,9 @@ import Testing
         Breakage(name: "wrong format", expected: "corpus.json: format is \"dcase\"") {
             $0.description = $0.description.replacingOccurrences(of: "hearalert-corpus", with: "dcase")
         },
+        Breakage(name: "unlabelled set", expected: "corpus.json: marks an unlabelled set") {
+            $0.description = $0.description.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 1, \"unlabelled\": true")
+        },
         Breakage(name: "unknown version", expected: "corpus.json: version 2 is not supported") {
             $0.description = $0.description.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
         },
