@@ -96,10 +96,12 @@ import Testing
 
     /// Unenhanced: a capture period (2 ms) and at most two periods queued ahead of it for playback. Before the
     /// playback queue was capped, a stall left up to 8 ms more for good (10.3 ms measured here).
-    @Test func unenhancedHeadphonesAreWithinSevenAndAHalfMilliseconds() throws {
+    /// Measured 4.3–6.1 ms alone and up to 7.25 ms beside a training run; the bound is 8 ms so that a busier
+    /// machine does not fail it while the regression (10.3 ms) still does.
+    @Test func unenhancedHeadphonesAreWithinEightMilliseconds() throws {
         let measurement = try Self.measure(["--no-enhance"])
         #expect(measurement.delays.count >= Self.clickIndices.count / 2, "stderr: \(measurement.stderr)")
-        #expect(measurement.largest <= 7.5, "measured \(measurement.delays) ms")
+        #expect(measurement.largest <= 8, "measured \(measurement.delays) ms")
         Self.expectReportAgrees(measurement)
         Self.expectFewUnderruns(measurement)
     }
