@@ -140,6 +140,10 @@ final class AudioDeviceThread: Sendable {
             // period) or capture and playback running on different clocks would leave a backlog for good: what
             // is queued beyond `queueLimit` is dropped rather than played late.
             var excess = min(ring.availableToRead, (stream.bufferedFrames() ?? 0) + ring.availableToRead - queueLimit)
+            if excess > 0 {  // told to the person, as captured audio dropped is
+                events.droppedSamples.add(excess, ordering: .relaxed)
+                events.overflows.add(1, ordering: .relaxed)
+            }
             while excess > 0 {
                 excess -= ring.read(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(scratch.count, excess)]))
             }

@@ -15,9 +15,11 @@ final class DeviceEvents: Sendable {
     let losses = Atomic<Int>(0)
     /// Times a lost device delivered a second of audio again.
     let recoveries = Atomic<Int>(0)
-    /// Capture only: periods that did not fit in the ring because processing fell behind.
+    /// Capture: periods that did not fit in the ring because processing fell behind. Playback: times audio
+    /// queued for the headphones was skipped because more than the delay allows had piled up (after a stall, or
+    /// as capture and playback clocks drift apart).
     let overflows = Atomic<Int>(0)
-    /// Capture only: samples lost in those overflows.
+    /// Samples lost in those overflows: captured ones, or headphone audio skipped.
     let droppedSamples = Atomic<Int>(0)
     /// The part of `droppedSamples` already put into words (the reporter's own bookkeeping).
     private let droppedSamplesReported = Atomic<Int>(0)
@@ -62,10 +64,17 @@ final class DeviceEvents: Sendable {
                 return "\(role) \(kind)s on '\(device)' repaired: \(count) in the last \(Self.whole(seconds)) s"
             },
         ]
+        if role != "capture" {
+            facts.append(CountedFact(total: { [self] in overflows.load(ordering: .relaxed) }) { [self] count, seconds in
+                let dropped = droppedSinceLastReport()
+                guard let seconds else { return "headphone audio skipped to keep the delay short: \(dropped) samples" }
+                return "headphone audio skipped to keep the delay short, \(count) \(Self.times(count)) in the last "
+                    + "\(Self.whole(seconds)) s: \(dropped) samples"
+            })
+        }
         if role == "capture" {
             facts.append(CountedFact(total: { [self] in overflows.load(ordering: .relaxed) }) { [self] count, seconds in
-                let total = droppedSamples.load(ordering: .relaxed)
-                let dropped = total - droppedSamplesReported.exchange(total, ordering: .relaxed)
+                let dropped = droppedSinceLastReport()
                 guard let seconds else { return "processing fell behind: \(dropped) captured samples dropped" }
                 return "processing fell behind \(count) \(Self.times(count)) in the last \(Self.whole(seconds)) s: "
                     + "\(dropped) captured samples dropped"
@@ -78,6 +87,12 @@ final class DeviceEvents: Sendable {
             })
         }
         return facts
+    }
+
+    /// Samples dropped since the last line that told of them (the reporter's thread only).
+    private func droppedSinceLastReport() -> Int {
+        let total = droppedSamples.load(ordering: .relaxed)
+        return total - droppedSamplesReported.exchange(total, ordering: .relaxed)
     }
 
     private static func times(_ count: Int) -> String { count == 1 ? "time" : "times" }

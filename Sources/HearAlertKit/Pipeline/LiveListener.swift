@@ -71,7 +71,8 @@ public final class LiveListener: Sendable {
     }
 
     /// The most audio the playback side may hold (device buffer and ring) before writing a period; beyond it,
-    /// the oldest is dropped, so a backlog left by a stall or by clock drift does not stay as delay. The device
+    /// the oldest is dropped (and the person told, as `DeviceEvents` says), so a backlog left by a stall or by
+    /// clock drift does not stay as delay. The device
     /// is started with `ALSAPCM.playbackStartPeriods` queued, half a period after a write, and the next write
     /// comes before its first interrupt: in the steady state it holds that many periods plus the one just
     /// written — the slack that lets a write come 1.5 periods late — while the ring holds the next period.

@@ -54,6 +54,19 @@ import Testing
                 + "the detector restarts once, at the latest loss")
         #expect(coalesced.describe(2, 9.6) == "the capture device was lost again while processing was far behind, "
                 + "2 times in the last 10 s: the detector restarted once for them, at the latest loss")
-        #expect(DeviceEvents(role: "playback", device: "hw:0").facts.count == 3)
+        #expect(DeviceEvents(role: "playback", device: "hw:0").facts.count == 4)
+    }
+
+    @Test func headphoneAudioSkippedForDelayIsToldToo() {
+        // The playback side drops what piled up beyond the delay it allows: a gap the person hears, so it is said.
+        let events = DeviceEvents(role: "playback", device: "hw:0")
+        let skipped = events.facts[3]
+        events.overflows.add(2, ordering: .relaxed)
+        events.droppedSamples.add(96, ordering: .relaxed)
+        #expect(skipped.total() == 2)
+        #expect(skipped.describe(2, 9.8) == "headphone audio skipped to keep the delay short, 2 times in the last "
+                + "10 s: 96 samples")
+        events.droppedSamples.add(32, ordering: .relaxed)
+        #expect(skipped.describe(1, nil) == "headphone audio skipped to keep the delay short: 32 samples")
     }
 }
