@@ -93,6 +93,9 @@ final class SoundFile {
         self.handle = opened
         // Float samples beyond ±1 clip instead of wrapping around when stored as integers.
         sf_command(opened, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // No PEAK chunk in float files: it stamps the time of writing, so the same samples written twice made
+        // different bytes, and a file's checksum said nothing about its audio.
+        sf_command(opened, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
     }
 
     deinit { _ = try? close() }

@@ -22,6 +22,20 @@ import Testing
         #expect(abs(reader.duration - Double(samples.count + 2) / 16_000) < 1e-12)
     }
 
+    /// A float file holds its samples and format only: libsndfile's default PEAK chunk stamps the time of
+    /// writing, which made `hearalert enhance` give different bytes for the same audio from one second to the next.
+    @Test func theSameSamplesAlwaysGiveTheSameBytes() throws {
+        let scratch = try ScratchFolder()
+        let samples = (0..<4_000).map { Float(sin(Double($0) * 0.05)) / 2 }
+        try writeWAV(samples, to: scratch.path("a.wav"), sampleRate: 16_000, encoding: .float32)
+        try writeWAV(samples, to: scratch.path("b.wav"), sampleRate: 16_000, encoding: .float32)
+        let first = try Data(contentsOf: URL(fileURLWithPath: scratch.path("a.wav")))
+        let second = try Data(contentsOf: URL(fileURLWithPath: scratch.path("b.wav")))
+        #expect(first == second)
+        #expect(first.range(of: Data("PEAK".utf8)) == nil, "a PEAK chunk (with its time stamp) was written")
+        #expect(try AudioFile.readAll(path: scratch.path("a.wav"), sampleRate: 16_000) == samples)
+    }
+
     @Test func stereoIsAveragedToMono() throws {
         let scratch = try ScratchFolder()
         let left = (0..<4_000).map { Float($0 % 100) / 200 }
