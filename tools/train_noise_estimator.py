@@ -10,7 +10,8 @@ noise estimate, errors above the truth weighted --overestimate-weight times: an 
 
 Data: only recordings whose role in the real-audio catalogue (--corpus/index.tsv, tools/fetch_real_audio.py) is
 ``train``, so nothing trained on shares a source with the detection dev/test recordings the enhancement scores use.
-Speech: the ``speech:*`` recordings, strung together with pauses. Noise: ``ambient:*``, ``music`` and
+Speech: the ``speech:*`` recordings that reach --min-speech-bandwidth-hz (default 7 kHz, measured by
+tools/speech_bandwidth.py: telephone-band prompts are left out), strung together with pauses. Noise: ``ambient:*``, ``music`` and
 ``broadcast`` recordings (alert kinds are left out), or babble (3 to 6 talkers' speech summed), a third of the
 time switching to another noise half-way (so the estimate learns to follow a change). Mixtures are --seconds long
 at a global SNR drawn from --snr (default −5…20 dB) and a level drawn from −45…−20 dBFS. Whole sources (the
@@ -43,6 +44,7 @@ import features
 import noise_estimator as ne
 from fetch_alert_recordings import write_role_rows
 from fetch_real_audio import read_index
+from speech_bandwidth import MIN_SPEECH_BANDWIDTH_HZ, recording_bandwidth_hz
 
 SPLIT = "enhancer-train"
 NOISE_KINDS = ("ambient:", "music", "broadcast")
@@ -59,8 +61,9 @@ class Recording:
     sources_name: str     # as models/SOURCES.tsv names it: git:OWNER/NAME, pypi:NAME or the Debian package
 
 
-def read_catalogue(corpus: Path) -> tuple[list[Recording], list[Recording]]:
-    """(speech, noise) recordings of role ``train`` in ``corpus/index.tsv``, in catalogue order."""
+def read_catalogue(corpus: Path, min_speech_bandwidth_hz: float = 0.0) -> tuple[list[Recording], list[Recording]]:
+    """(speech, noise) recordings of role ``train`` in ``corpus/index.tsv``, in catalogue order; speech whose
+    measured bandwidth (speech_bandwidth.py) is below ``min_speech_bandwidth_hz`` is left out."""
     speech, noise = [], []
     for entry in read_index(corpus):
         if entry.role != "train":
@@ -68,12 +71,15 @@ def read_catalogue(corpus: Path) -> tuple[list[Recording], list[Recording]]:
         recording = Recording(corpus / entry.path, entry.kind, entry.source, entry.version, entry.path_inside,
                               entry.licence, entry.sources_name)
         if entry.kind.startswith("speech:"):
+            if min_speech_bandwidth_hz > 0 and recording_bandwidth_hz(recording.path) < min_speech_bandwidth_hz:
+                continue
             speech.append(recording)
         elif entry.kind.startswith(NOISE_KINDS):
             noise.append(recording)
     if not speech or not noise:
         raise ValueError(f"{corpus / 'index.tsv'}: needs train-role speech:* and ambient/music/broadcast "
-                         f"recordings, found {len(speech)} speech and {len(noise)} noise")
+                         f"recordings, found {len(speech)} speech (bandwidth at least {min_speech_bandwidth_hz:g} Hz) "
+                         f"and {len(noise)} noise")
     return speech, noise
 
 
@@ -217,6 +223,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=4.0, help="length of each mixture (default 4 s)")
     p.add_argument("--snr", type=float, nargs=2, default=(-5.0, 20.0), metavar=("LOW", "HIGH"),
                    help="global speech-to-noise ratio range in dB (default -5 20)")
+    p.add_argument("--min-speech-bandwidth-hz", type=float, default=MIN_SPEECH_BANDWIDTH_HZ,
+                   help="leave out speech whose energy above this frequency is 50 dB or more under its total "
+                        "(tools/speech_bandwidth.py): telephone-band recordings as clean targets teach the estimate "
+                        "that the upper bands are noise; default %(default)g Hz, 0 takes every speech recording")
     p.add_argument("--val-sources", type=float, default=0.15,
                    help="share of sources held out for validation, at least one (default 0.15)")
     p.add_argument("--recent-frames", type=int, default=8, help="band-energy frames the network sees (4 ms each)")
@@ -238,6 +248,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("mixtures", "val_mixtures", "recent_frames", "step", "hidden", "steps", "batch", "threads"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.min_speech_bandwidth_hz < 0:
+        p.error(f"--min-speech-bandwidth-hz must be 0 or more, got {args.min_speech_bandwidth_hz:g}")
     if not 0 < args.val_sources < 1 or args.seconds < 0.5:
         p.error("--val-sources must be in (0, 1) and --seconds at least 0.5")
     return args
@@ -250,10 +262,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     started = time.monotonic()
     try:
-        speech, noise = read_catalogue(args.corpus)
+        speech, noise = read_catalogue(args.corpus, args.min_speech_bandwidth_hz)
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
+    print(f"speech: {len(speech)} train-role recordings with a bandwidth of at least "
+          f"{args.min_speech_bandwidth_hz:g} Hz", flush=True)
     split = {}
     for name, pool in (("speech", speech), ("noise", noise)):
         held = held_out_sources(pool, args.val_sources)
@@ -271,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     mixers = [Mixer(split["speech"][side], split["noise"][side], rng, tuple(args.snr)) for side in (0, 1)]
     data_key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr),
-                           args.val_sources, spec_input, str(args.corpus.resolve())])
+                           args.val_sources, spec_input, str(args.corpus.resolve()), args.min_speech_bandwidth_hz])
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None
     if cached is not None and str(cached["key"]) == data_key:
         x_train, y_train, x_val, y_val = (cached[name] for name in ("x_train", "y_train", "x_val", "y_val"))
@@ -336,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     model.eval()
     fold_normalisation(model, mean, std)
     labels = [f"band_{band:02d}" for band in range(bands)]
-    trained_on = (f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech and noise of {args.corpus.name} "
+    trained_on = (f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
+                  f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name} "
                   f"(models/ENHANCEMENT_SOURCES.tsv, split {SPLIT}), SNR {args.snr[0]:g}..{args.snr[1]:g} dB, "
                   f"seed {args.seed}, {args.steps} steps, over-estimates weighted {args.overestimate_weight:g}")
     try:

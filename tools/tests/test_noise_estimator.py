@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+import soxr
 import torch
 
 import alertnet_ref
@@ -117,17 +118,21 @@ def test_the_reference_loader_refuses_an_unknown_task(tmp_path):
 
 
 def _catalogue(root: Path) -> None:
-    """Two speech sources and two noise sources of role train, and a dev recording that must never be used."""
+    """Two wideband speech sources and two noise sources of role train, a telephone-band speech source of role
+    train (stored at 8 kHz: nothing above 4 kHz), and a dev recording that must never be used."""
     rng = np.random.default_rng(6)
     t = np.arange(8000) / ne.SAMPLE_RATE
     entries = []
     for index in range(6):
         kind, source = (("speech:en", f"talkers{index % 2}") if index < 4 else ("ambient:street", f"street{index}"))
-        if kind.startswith("speech"):
-            audio = np.sin(2 * np.pi * (120 + 20 * index) * t) * (np.sin(2 * np.pi * 3 * t) > 0)
+        if kind.startswith("speech"):   # voiced tone and a hiss of consonants, on and off
+            audio = (np.sin(2 * np.pi * (120 + 20 * index) * t) + 0.1 * rng.standard_normal(len(t))) \
+                * (np.sin(2 * np.pi * 3 * t) > 0)
         else:
             audio = rng.standard_normal(len(t))
         entries.append((f"train/{kind.replace(':', '_')}_{index}.wav", "train", kind, source, audio))
+    phone = soxr.resample(rng.standard_normal(len(t) // 2), ne.SAMPLE_RATE // 2, ne.SAMPLE_RATE, quality="HQ")
+    entries.append(("train/speech_phone.wav", "train", "speech:es", "phone", phone))
     entries.append(("dev/speech_dev.wav", "dev", "speech:en", "devsource", np.sin(2 * np.pi * 200 * t)))
     with open(root / "index.tsv", "w", newline="") as handle:
         writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
@@ -141,10 +146,10 @@ def _catalogue(root: Path) -> None:
                              "0.5"])
 
 
-def _train(root: Path, out: Path, sources: Path) -> int:
+def _train(root: Path, out: Path, sources: Path, *more: str) -> int:
     return tne.main(["--corpus", str(root), "--out", str(out), "--sources", str(sources), "--mixtures", "3",
                      "--val-mixtures", "1", "--seconds", "1", "--steps", "3", "--batch", "16", "--hidden", "8",
-                     "--val-sources", "0.4", "--seed", "3"])
+                     "--val-sources", "0.4", "--seed", "3", *more])
 
 
 def test_training_writes_a_noise_estimator_and_its_sources_deterministically(tmp_path, capsys):
@@ -162,11 +167,25 @@ def test_training_writes_a_noise_estimator_and_its_sources_deterministically(tmp
     mine = [line.split("\t") for line in lines[1:] if line.endswith("enhancer-train")]
     assert mine and lines[1:] == sorted(lines[1:])
     assert all(row[0] != "devsource" for row in mine)   # only role train
+    assert all(row[0] != "phone" for row in mine)       # only wideband speech (default --min-speech-bandwidth-hz)
     names = {row[0] for row in mine}
     assert "git:talkers1" in names and "talkers1" not in names   # sources named as models/SOURCES.tsv names them
     first = ((tmp_path / "a.safetensors").read_bytes(), sources.read_text())
     assert _train(tmp_path, tmp_path / "a.safetensors", sources) == 0
     assert ((tmp_path / "a.safetensors").read_bytes(), sources.read_text()) == first
+
+
+def test_telephone_band_speech_is_drawn_only_when_the_bandwidth_filter_is_off(tmp_path, capsys):
+    _catalogue(tmp_path)
+    sources = tmp_path / "ENHANCEMENT_SOURCES.tsv"
+    assert _train(tmp_path, tmp_path / "a.safetensors", sources, "--min-speech-bandwidth-hz", "0") == 0
+    assert "speech: 5 train-role recordings with a bandwidth of at least 0 Hz" in capsys.readouterr().out
+    assert "phone" in {line.split("\t")[0] for line in sources.read_text().splitlines()}
+    assert _train(tmp_path, tmp_path / "a.safetensors", sources) == 0
+    assert "speech: 4 train-role recordings with a bandwidth of at least 7000 Hz" in capsys.readouterr().out
+    assert "phone" not in {line.split("\t")[0] for line in sources.read_text().splitlines()}
+    assert _train(tmp_path, tmp_path / "a.safetensors", sources, "--min-speech-bandwidth-hz", "9000") == 2
+    assert "found 0 speech (bandwidth at least 9000 Hz)" in capsys.readouterr().err
 
 
 def test_a_catalogue_without_noise_is_refused_in_one_line(tmp_path, capsys):
@@ -181,4 +200,4 @@ def test_a_malformed_catalogue_line_is_named_in_one_line(tmp_path, capsys):
     with open(tmp_path / "index.tsv", "a") as handle:
         handle.write("train/cut.wav\ttrain\tspeech:en\n")
     assert _train(tmp_path, tmp_path / "a.safetensors", tmp_path / "s.tsv") == 2
-    assert "index.tsv:9: expected 10 fields, found 3"   # header, 7 rows, then it in capsys.readouterr().err
+    assert "index.tsv:10: expected 10 fields, found 3" in capsys.readouterr().err   # header, 8 rows, then it
