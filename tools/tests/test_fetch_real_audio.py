@@ -271,3 +271,24 @@ def test_effects_of_a_source_in_another_role_are_refused(world, capsys):
     with pytest.raises(real.FetchError, match=r"b:3: pkg also serves role test \(a:2\)"):
         real.check_unlabelled_sources([row("siren", "test", "a:2"), row("effects", "train", "b:3")])
     real.check_unlabelled_sources([row("siren", "train", "a:2"), row("effects", "train", "b:3")])
+
+
+def test_a_recording_no_row_writes_any_more_is_removed_and_named(world, capsys):
+    """make_real_set.py takes every audio file under a role's folders: a row removed from the manifest (or moved
+    to another kind) must not leave its old file behind, while other roles and non-audio files stay."""
+    table = rows(world["commit"])
+    assert run(world, write(world["tmp"] / "m.tsv", table)) == 0
+    out = world["tmp"] / "out"
+    siren = out / "train/alerts/siren/fakepkg__siren.wav"
+    music = out / "dev/alert_free/music/hearalert-fake-audio__fake~music~theme.wav"
+    assert siren.is_file() and music.is_file()
+    kept_note = out / "dev/alert_free/music/notes.txt"
+    kept_note.write_text("mine")
+    capsys.readouterr()
+    without_music = [r for r in table if r[0] != "music"]
+    assert run(world, write(world["tmp"] / "m.tsv", without_music), "--skip-existing", "--roles", "dev") == 0
+    said = capsys.readouterr().out
+    assert not music.exists() and "removed 1 files" in said and music.relative_to(out).as_posix() in said
+    assert siren.is_file(), "a role not fetched is left as it is"
+    assert kept_note.read_text() == "mine"
+    assert (out / "dev/alert_free/speech/hearalert-fake-audio__sounds~voice~hello.wav").is_file()
