@@ -82,7 +82,8 @@ int alertnet_is_stateful(const alertnet_model *model);
 
 /* Sets every recurrent state to zero, where a freshly loaded model starts (PyTorch's default initial state). Call
  * it where the stream the handle follows restarts (a new file, a reopened device): otherwise the first frames
- * after the gap are read as if they continued the audio before it. Allocates nothing; a no-op for a stateless
+ * after the gap are read as if they continued the audio before it. Also after a non-finite input: a NaN in the
+ * state stays there, so every later answer would be NaN until a reset. Allocates nothing; a no-op for a stateless
  * model; ALERTNET_ERROR_ARGUMENT only for NULL. */
 alertnet_status alertnet_reset_state(alertnet_model *model);
 
