@@ -5,6 +5,9 @@ It parses the safetensors container by hand (struct + json, not the safetensors 
 FORMAT.md lists, and runs the graph in float64 with direct (non-im2col) convolution, so its outputs are golden
 numbers for the C core's parity tests.
 
+A model with a ``gru`` layer is stateful, as in the C core: ``forward`` continues the stream from the hidden state
+the previous call left in the Model (zero after loading), and ``reset_state`` starts it again.
+
 Example: ``tools/alertnet_ref.py model.safetensors --seed 1`` runs one random input window and prints the
 probabilities; ``--input window.npy`` runs a saved ``[T, F]`` window instead.
 """
@@ -35,6 +38,7 @@ FIELDS = {
     "maxpool2d": {"kernel", "stride", "padding"},
     "avgpool2d": {"kernel", "stride", "padding"},
     "dense": {"weight", "bias"},
+    "gru": {"weight_ih", "weight_hh", "bias_ih", "bias_hh"},
     **{op: set() for op in ("relu", "global_avgpool", "global_maxpool", "flatten", "sigmoid", "softmax")},
 }
 
@@ -57,6 +61,12 @@ class Model:
     shapes: list[tuple[int, ...]] = field(default_factory=list)  # output shape of each layer
     # Copies of a stream's first frame standing before it (context start_padding, FORMAT.md): 0 <= P < frames.
     start_padding: int = 0
+    # Each gru layer's hidden state by layer index, carried from one forward call to the next.
+    states: dict[int, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def stateful(self) -> bool:
+        return bool(self.states)
 
     @property
     def input_shape(self) -> tuple[int, int]:
@@ -271,29 +281,48 @@ def validate(metadata: dict, tensors: dict) -> Model:
         elif op == "flatten":
             shape = (shape[0] * shape[1] * shape[2],)
         elif op == "dense":
-            if len(shape) != 1:
+            if len(shape) == 3:
                 raise ModelError(f"{where}: needs a flat input, got {list(shape)} (add flatten or a global pool)")
             weight = layer.get("weight")
             if not isinstance(weight, str) or weight not in tensors:
                 raise ModelError(f"{where}: weight tensor {weight!r} is missing")
             w_shape = tensors[weight].shape
             if len(w_shape) != 2:
-                raise ModelError(f"tensor {weight!r}: expected [O, {shape[0]}], found {list(w_shape)}")
-            _shape_of(weight, tensors, (w_shape[0], shape[0]), used, index, op)
+                raise ModelError(f"tensor {weight!r}: expected [O, {shape[-1]}], found {list(w_shape)}")
+            _shape_of(weight, tensors, (w_shape[0], shape[-1]), used, index, op)
             if "bias" in layer:
                 _shape_of(layer["bias"], tensors, (w_shape[0],), used, index, op)
-            shape = (w_shape[0],)
+            shape = shape[:-1] + (w_shape[0],)  # [N] -> [O]; a sequence [T, N] -> [T, O], row by row
+        elif op == "gru":
+            if not (len(shape) == 2 or (len(shape) == 3 and shape[0] == 1)):
+                raise ModelError(f"{where}: needs a sequence [1, T, I] or [T, I], got {list(shape)}")
+            steps, inputs = shape[-2:]
+            weight_hh = layer.get("weight_hh")
+            if not isinstance(weight_hh, str) or weight_hh not in tensors:
+                raise ModelError(f"{where}: weight_hh tensor {weight_hh!r} is missing")
+            hh_shape = tensors[weight_hh].shape
+            if len(hh_shape) != 2 or hh_shape[0] != 3 * hh_shape[1]:
+                raise ModelError(f"tensor {weight_hh!r}: expected shape [3H, H] (gates r, z, n), found {list(hh_shape)}")
+            hidden = hh_shape[1]
+            _shape_of(weight_hh, tensors, (3 * hidden, hidden), used, index, op)
+            _shape_of(layer.get("weight_ih"), tensors, (3 * hidden, inputs), used, index, op)
+            for key in ("bias_ih", "bias_hh"):
+                if key in layer:
+                    _shape_of(layer[key], tensors, (3 * hidden,), used, index, op)
+            shape = (steps, hidden)
         # relu, sigmoid, softmax keep the shape
         shapes.append(shape)
     if graph[-1]["op"] not in ("sigmoid", "softmax"):
         raise ModelError("the last layer must be sigmoid or softmax (the outputs are probabilities)")
-    if shape != (len(labels),):
+    # A sequence [T, K] answers with its last row, the newest step's.
+    if len(shape) == 3 or shape[-1] != len(labels):
         raise ModelError(f"the graph outputs {list(shape)}, expected [{len(labels)}] (one per label)")
     unused = sorted(set(tensors) - used)
     if unused:
         raise ModelError(f"tensor {unused[0]!r} is not used by the graph")
+    states = {index: np.zeros(shapes[index][-1]) for index, layer in enumerate(graph) if layer["op"] == "gru"}
     return Model(metadata, tensors, graph, labels, [float(t) for t in thresholds], features, frames, step, bins,
-                 shapes, start_padding)
+                 shapes, start_padding, states)
 
 
 def load(path) -> Model:
@@ -319,11 +348,34 @@ def _windows(x: np.ndarray, kh: int, kw: int, sh: int, sw: int):
             yield i, j, x[:, i:i + sh * (out_h - 1) + 1:sh, j:j + sw * (out_w - 1) + 1:sw]
 
 
+def reset_state(model: Model) -> None:
+    """Zero every gru layer's hidden state (where a loaded model starts, PyTorch's default h0)."""
+    for state in model.states.values():
+        state[:] = 0.0
+
+
+def _gru(x: np.ndarray, h: np.ndarray, layer: dict, t: dict) -> np.ndarray:
+    """PyTorch nn.GRU over the rows of x, from and into h (in place); returns every step's h. Gates r, z, n."""
+    hidden = h.size
+    w_ih, w_hh = t[layer["weight_ih"]], t[layer["weight_hh"]]
+    b_ih = t[layer["bias_ih"]] if "bias_ih" in layer else np.zeros(3 * hidden)
+    b_hh = t[layer["bias_hh"]] if "bias_hh" in layer else np.zeros(3 * hidden)
+    rows = []
+    for frame in x:
+        gi, gh = w_ih @ frame + b_ih, w_hh @ h + b_hh
+        r = 1.0 / (1.0 + np.exp(-(gi[:hidden] + gh[:hidden])))
+        z = 1.0 / (1.0 + np.exp(-(gi[hidden:2 * hidden] + gh[hidden:2 * hidden])))
+        n = np.tanh(gi[2 * hidden:] + r * gh[2 * hidden:])
+        h[:] = (1.0 - z) * n + z * h
+        rows.append(h.copy())
+    return np.array(rows)
+
+
 def forward(model: Model, window: np.ndarray) -> np.ndarray:
-    """Run one [T, F] window; return the probabilities (float64)."""
+    """Run one [T, F] window; return the probabilities (float64). A stateful model continues its stream."""
     x = np.asarray(window, dtype=np.float64).reshape(1, model.frames, model.bins)
     t = model.tensors
-    for layer in model.graph:
+    for index, layer in enumerate(model.graph):
         op = layer["op"]
         if op == "conv2d":
             w = t[layer["weight"]]
@@ -358,13 +410,20 @@ def forward(model: Model, window: np.ndarray) -> np.ndarray:
         elif op == "flatten":
             x = x.reshape(-1)
         elif op == "dense":
-            x = t[layer["weight"]] @ x + (t[layer["bias"]] if "bias" in layer else 0.0)
+            bias = t[layer["bias"]] if "bias" in layer else 0.0
+            x = t[layer["weight"]] @ x + bias if x.ndim == 1 else x @ t[layer["weight"]].T + bias
+        elif op == "gru":
+            x = _gru(x.reshape(x.shape[-2:]), model.states[index], layer, t)
         elif op == "sigmoid":
             x = 1.0 / (1.0 + np.exp(-x))
         elif op == "softmax":
-            e = np.exp(x - x.max())
-            x = e / e.sum()
-    return x
+            if x.ndim == 2:  # per step
+                e = np.exp(x - x.max(axis=1, keepdims=True))
+                x = e / e.sum(axis=1, keepdims=True)
+            else:
+                e = np.exp(x - x.max())
+                x = e / e.sum()
+    return x[-1] if x.ndim == 2 else x
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,10 @@ The format is defined in ``CSources/alertnet/FORMAT.md``. Two entry points:
 
 * ``export(path, tensors, graph, ...)`` writes exactly the tensors and layer graph it is given;
 * ``export_torch(path, module, ...)`` walks an ``nn.Sequential`` (nested Sequentials are flattened), folds every
-  ``BatchNorm2d`` that directly follows a ``Conv2d`` into that convolution, and calls ``export``.
+  ``BatchNorm2d`` that directly follows a ``Conv2d`` into that convolution, and calls ``export``. An ``nn.GRU``
+  (one layer, one direction) becomes a stateful ``gru`` layer: list a recurrent network's modules in the order its
+  forward applies them, e.g. ``nn.Sequential(net.gru, net.out, nn.Sigmoid())`` (PyTorch itself cannot run such a
+  Sequential, as a GRU returns a tuple; the file runs it, with the state kept between runs).
 
 Both validate the result before returning by reading the written file back with the independent numpy
 reference (``tools/alertnet_ref.py``), so a graph the C core would reject fails here, at export time, with the
@@ -38,6 +41,7 @@ _TENSOR_FIELDS: dict[str, dict[str, bool]] = {
     "conv2d": {"weight": True, "bias": False},
     "batchnorm": {"weight": True, "bias": True, "running_mean": True, "running_var": True},
     "dense": {"weight": True, "bias": False},
+    "gru": {"weight_ih": True, "weight_hh": True, "bias_ih": False, "bias_hh": False},
 }
 
 
@@ -262,11 +266,26 @@ def torch_graph(module) -> tuple[dict[str, np.ndarray], list[dict]]:
             if layer.bias is not None:
                 entry["bias"] = put(f"{prefix}.bias", layer.bias)
             graph.append(entry)
+        elif isinstance(layer, nn.GRU):
+            if layer.num_layers != 1 or layer.bidirectional or layer.proj_size != 0:
+                raise ValueError(f"{layer}: only one layer, one direction and no projection are supported "
+                                 "(stack nn.GRU modules for depth)")
+            # batch_first changes only the module's own input layout, not its weights: the file's sequence is
+            # always [T, I], so either exports alike.
+            entry = {"op": "gru", "weight_ih": put(f"{prefix}.weight_ih", layer.weight_ih_l0),
+                     "weight_hh": put(f"{prefix}.weight_hh", layer.weight_hh_l0)}
+            if layer.bias:
+                entry["bias_ih"] = put(f"{prefix}.bias_ih", layer.bias_ih_l0)
+                entry["bias_hh"] = put(f"{prefix}.bias_hh", layer.bias_hh_l0)
+            graph.append(entry)
         elif isinstance(layer, nn.Sigmoid):
             graph.append({"op": "sigmoid"})
         elif isinstance(layer, nn.Softmax):
-            if layer.dim not in (1, -1):
-                raise ValueError(f"{layer}: softmax must run over the class dimension (dim=1 or -1)")
+            # the class dimension: 1 of [batch, K], or 2 of a recurrent network's [batch, T, K]
+            sequence = any(entry["op"] == "gru" for entry in graph)
+            if layer.dim not in ((2, -1) if sequence else (1, -1)):
+                raise ValueError(f"{layer}: softmax must run over the class dimension "
+                                 f"({'dim=2 or -1 after a GRU' if sequence else 'dim=1 or -1'})")
             graph.append({"op": "softmax"})
         elif isinstance(layer, (nn.Dropout, nn.Dropout2d, nn.Identity)):
             pass
@@ -292,7 +311,8 @@ def export_torch(path, module, features, labels, thresholds, context, model_name
                  extra_metadata=None) -> None:
     """Export an ``nn.Sequential`` (in eval form) with ``export``; see ``torch_graph`` for what is supported.
 
-    The module's input is ``[batch, 1, T, F]`` with T = ``context["frames"]`` and F the feature width.
+    The module's input is ``[batch, 1, T, F]`` with T = ``context["frames"]`` and F the feature width; a recurrent
+    network's is the sequence ``[batch, T, F]`` (``batch_first``), T new frames per run.
     """
     tensors, graph = torch_graph(module)
     export(path, tensors, graph, features, labels, thresholds, context, model_name, trained_on, extra_metadata)

@@ -38,6 +38,8 @@ def alertnet():
     library.alertnet_context_start_padding.argtypes = [ctypes.c_void_p]
     library.alertnet_label.argtypes = [ctypes.c_void_p, ctypes.c_int]
     library.alertnet_label.restype = ctypes.c_char_p
+    library.alertnet_reset_state.argtypes = [ctypes.c_void_p]
+    library.alertnet_is_stateful.argtypes = [ctypes.c_void_p]
     return library
 
 

@@ -1,5 +1,6 @@
 /* libFuzzer target: any bytes given to alertnet_load_memory must load cleanly or fail with a message; a model
- * that loads must answer every query and run (both paths) without a sanitizer report. */
+ * that loads must answer every query and run (both paths, then again after a state reset) without a sanitizer
+ * report. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (size_t i = 0; i < (size_t)frames * (size_t)bins; i++) input[i] = (float)(i % 7) - 3.0f;
             alertnet_run(model, input, probabilities);
             alertnet_run_reference(model, input, probabilities);
+            if (alertnet_reset_state(model) != ALERTNET_OK) __builtin_trap();
+            alertnet_run(model, input, probabilities); /* a stateful model from its reset state */
         }
         free(input);
         free(probabilities);

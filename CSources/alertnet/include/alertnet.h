@@ -1,4 +1,5 @@
-/* alertnet: run a small alert-sound CNN stored in one safetensors file (format: FORMAT.md beside this).
+/* alertnet: run a small alert-sound CNN (or a small recurrent network) stored in one safetensors file (format:
+ * FORMAT.md beside this).
  *
  *     alertnet_model *model;
  *     alertnet_error error;
@@ -15,6 +16,9 @@
  *
  * Threads: a model is not thread-safe; use one loaded model per thread (loading twice is cheap). Queries on a
  * model are read-only and may run concurrently with each other, but not with alertnet_run on that model.
+ * A stateful model (alertnet_is_stateful) is also one stream: its handle carries the stream's recurrent state
+ * from run to run, so two streams need two handles, and a handle is reset (alertnet_reset_state) when its
+ * stream restarts.
  * Loads on several threads at once work; the one shared write is cJSON's own error pointer, which cJSON sets
  * on every parse and alertnet never reads.
  *
@@ -60,12 +64,28 @@ alertnet_status alertnet_load_memory(const void *bytes, size_t size, alertnet_mo
 void alertnet_free(alertnet_model *model); /* NULL is allowed */
 
 /* Run one input window: `input` is T frames of F bins, oldest first ([T][F], row-major); `probabilities`
- * receives alertnet_output_count values. Allocates nothing; returns ALERTNET_ERROR_ARGUMENT only for NULLs. */
+ * receives alertnet_output_count values. Allocates nothing; returns ALERTNET_ERROR_ARGUMENT only for NULLs.
+ * For a stateful model the T frames continue the stream: they are the T frames after the previous run's (no
+ * overlap), each gru layer starts from the state the previous run left, and the answer is the newest frame's. */
 alertnet_status alertnet_run(alertnet_model *model, const float *input, float *probabilities);
 
-/* The same computation with direct loops instead of BLAS (naive convolution and dense layers): slow, kept as
- * the test oracle and the benchmark baseline. */
+/* The same computation with direct loops instead of BLAS (naive convolution, dense and GRU layers): slow, kept as
+ * the test oracle and the benchmark baseline. It reads and advances the same recurrent state as alertnet_run, so
+ * the two are interchangeable run by run on one stream (a stream may even alternate between them). */
 alertnet_status alertnet_run_reference(alertnet_model *model, const float *input, float *probabilities);
+
+/* 1 when the graph holds a recurrent (gru) layer, whose hidden state persists in the handle between runs: each
+ * run then depends on every frame the handle has seen since its load or its last reset. 0 otherwise (also for
+ * NULL): every run depends on its input alone, as for every file without a gru. Why a host asks: a stateful model
+ * must see each frame exactly once, in order, and be reset where its stream breaks. */
+int alertnet_is_stateful(const alertnet_model *model);
+
+/* Sets every recurrent state to zero, where a freshly loaded model starts (PyTorch's default initial state). Call
+ * it where the stream the handle follows restarts (a new file, a reopened device): otherwise the first frames
+ * after the gap are read as if they continued the audio before it. Also after a non-finite input: a NaN in the
+ * state stays there, so every later answer would be NaN until a reset. Allocates nothing; a no-op for a stateless
+ * model; ALERTNET_ERROR_ARGUMENT only for NULL. */
+alertnet_status alertnet_reset_state(alertnet_model *model);
 
 /* What the model expects and produces. Strings are owned by the model and live until alertnet_free. */
 void alertnet_input_shape(const alertnet_model *model, int *frames, int *bins);
@@ -89,9 +109,9 @@ double alertnet_mflops(const alertnet_model *model); /* multiply-adds counted as
 int alertnet_layer_count(const alertnet_model *model);
 
 typedef struct {
-    const char *op;      /* "conv2d", "maxpool2d", "dense", ... as in the file's graph */
+    const char *op;      /* "conv2d", "maxpool2d", "dense", "gru", ... as in the file's graph */
     const char *detail;  /* e.g. "1->16 kernel 5x5 stride 2x2 padding 2x2"; "" when there is nothing to say */
-    int rank;            /* 3 for [C, H, W], 1 for [N] */
+    int rank;            /* 3 for [C, H, W], 2 for a sequence [T, N] (T steps of N values), 1 for [N] */
     int shape[3];        /* output shape (first `rank` entries) */
     size_t parameters;
     double mflops;

@@ -28,6 +28,7 @@ static const op_spec OPS[] = {
     {"dense", AN_DENSE, {"weight", "bias", NULL}},
     {"sigmoid", AN_SIGMOID, {NULL}},
     {"softmax", AN_SOFTMAX, {NULL}},
+    {"gru", AN_GRU, {"weight_ih", "weight_hh", "bias_ih", "bias_hh", NULL}},
 };
 
 typedef struct {
@@ -48,6 +49,13 @@ static void format_dims(char *out, size_t size, int rank, const int64_t *dims) {
     for (int i = 0; i < rank && used < size; i++)
         used += (size_t)snprintf(out + used, size - used, i ? ", %lld" : "%lld", (long long)dims[i]);
     if (used < size) snprintf(out + used, size - used, "]");
+}
+
+/* "[c]", "[t, c]" (a sequence: rows first, as FORMAT.md writes it) or "[c, h, w]". */
+static void format_shape(char *out, size_t size, an_shape s) {
+    if (s.rank == 1) snprintf(out, size, "[%d]", s.c);
+    else if (s.rank == 2) snprintf(out, size, "[%d, %d]", s.h, s.c);
+    else snprintf(out, size, "[%d, %d, %d]", s.c, s.h, s.w);
 }
 
 /* The tensor named by field `key` (NULL and OK when optional and absent), with the expected shape; an entry of
@@ -216,6 +224,7 @@ static alertnet_status build_pool2d(const layer_context *x, an_layer *l) {
     return ALERTNET_OK;
 }
 
+/* [N] -> [O], or per row [T, N] -> [T, O]. */
 static alertnet_status build_dense(const layer_context *x, an_layer *l) {
     const an_tensor *weight, *bias;
     const int64_t want_weight[2] = {-1, l->in.c};
@@ -225,10 +234,49 @@ static alertnet_status build_dense(const layer_context *x, an_layer *l) {
     if ((s = tensor_field(x, "bias", 0, 1, want_bias, &bias)) != ALERTNET_OK) return s;
     l->weight = weight->data;
     l->bias = bias ? bias->data : NULL;
-    l->out = (an_shape){1, (int)weight->dims[0], 1, 1};
+    const int rows = an_shape_rows(l->in);
+    l->out = (an_shape){l->in.rank, (int)weight->dims[0], rows, 1};
+    if ((s = check_fits(x, (double)rows * (double)l->out.c)) != ALERTNET_OK) return s;
     l->parameters = weight->count + (bias ? bias->count : 0);
-    l->mflops = (2.0 * (double)weight->count + (bias ? (double)bias->count : 0.0)) / 1e6;
+    l->mflops = rows * (2.0 * (double)weight->count + (bias ? (double)bias->count : 0.0)) / 1e6;
     snprintf(l->detail, sizeof l->detail, "%d->%d", l->in.c, l->out.c);
+    return ALERTNET_OK;
+}
+
+/* PyTorch nn.GRU (one layer, batch_first): [1, T, I] or [T, I] -> [T, H]; H from weight_hh [3H, H]. */
+static alertnet_status build_gru(const layer_context *x, an_layer *l) {
+    if (l->in.rank == 3) l->in = (an_shape){2, l->in.w, l->in.h, 1}; /* [1, T, I] is the sequence [T, I] */
+    const an_tensor *weight_ih, *weight_hh, *bias_ih, *bias_hh;
+    const int64_t any[2] = {-1, -1};
+    alertnet_status s = tensor_field(x, "weight_hh", 1, 2, any, &weight_hh);
+    if (s != ALERTNET_OK) return s;
+    const int64_t H = weight_hh->dims[1];
+    if (weight_hh->dims[0] != 3 * H) {
+        char reason[192];
+        snprintf(reason, sizeof reason, "tensor \"%.64s\": expected shape [3H, H] (gates r, z, n), found [%lld, %lld]",
+                 weight_hh->name, (long long)weight_hh->dims[0], (long long)H);
+        return layer_fail(x, reason);
+    }
+    const int64_t want_ih[2] = {3 * H, l->in.c}, want_bias[1] = {3 * H};
+    if ((s = tensor_field(x, "weight_ih", 1, 2, want_ih, &weight_ih)) != ALERTNET_OK) return s;
+    if ((s = tensor_field(x, "bias_ih", 0, 1, want_bias, &bias_ih)) != ALERTNET_OK) return s;
+    if ((s = tensor_field(x, "bias_hh", 0, 1, want_bias, &bias_hh)) != ALERTNET_OK) return s;
+    l->weight = weight_ih->data;
+    l->weight_hh = weight_hh->data;
+    l->bias = bias_ih ? bias_ih->data : NULL;
+    l->bias_hh = bias_hh ? bias_hh->data : NULL;
+    const int steps = l->in.h;
+    l->out = (an_shape){2, (int)H, steps, 1};
+    if ((s = check_fits(x, 3.0 * (double)H * (steps + 1.0))) != ALERTNET_OK) return s; /* an_gru_scratch */
+    l->parameters = weight_ih->count + weight_hh->count + (bias_ih ? bias_ih->count : 0) +
+                    (bias_hh ? bias_hh->count : 0);
+    /* per step: the two products (a multiply-add is 2), the biases, and about 14 operations per unit for the gates
+     * (two sigmoids and a tanh at 3, r * gh_n + gi_n, (1 - z) * n + z * h) */
+    const double per_step = 2.0 * (double)(weight_ih->count + weight_hh->count) +
+                            (double)((bias_ih ? bias_ih->count : 0) + (bias_hh ? bias_hh->count : 0)) + 14.0 * (double)H;
+    l->mflops = steps * per_step / 1e6;
+    snprintf(l->detail, sizeof l->detail, "%d->%d over %d step%s, state kept between runs", l->in.c, l->out.c, steps,
+             steps == 1 ? "" : "s");
     return ALERTNET_OK;
 }
 
@@ -262,15 +310,22 @@ alertnet_status an_graph_build_layer(an_container *file, const an_json *graph, c
 
     const int spatial = l->op == AN_CONV2D || l->op == AN_MAXPOOL2D || l->op == AN_AVGPOOL2D ||
                         l->op == AN_GLOBAL_AVGPOOL || l->op == AN_GLOBAL_MAXPOOL || l->op == AN_FLATTEN;
+    char shape[64], reason[160];
+    format_shape(shape, sizeof shape, in);
     if (spatial && in.rank != 3) {
-        char reason[96];
-        snprintf(reason, sizeof reason, "needs a [C, H, W] input, got [%d]", in.c);
+        snprintf(reason, sizeof reason, "needs a [C, H, W] input, got %s", shape);
         return layer_fail(&x, reason);
     }
-    if (l->op == AN_DENSE && in.rank != 1) {
-        char reason[128];
-        snprintf(reason, sizeof reason, "needs a flat input, got [%d, %d, %d] (add flatten or a global pool)", in.c,
-                 in.h, in.w);
+    if (l->op == AN_DENSE && in.rank == 3) {
+        snprintf(reason, sizeof reason, "needs a flat input, got %s (add flatten or a global pool)", shape);
+        return layer_fail(&x, reason);
+    }
+    if (l->op == AN_BATCHNORM && in.rank == 2) {
+        snprintf(reason, sizeof reason, "needs a [C, H, W] or [C] input, got the sequence %s", shape);
+        return layer_fail(&x, reason);
+    }
+    if (l->op == AN_GRU && !(in.rank == 2 || (in.rank == 3 && in.c == 1))) {
+        snprintf(reason, sizeof reason, "needs a sequence [1, T, I] or [T, I], got %s", shape);
         return layer_fail(&x, reason);
     }
     switch (l->op) {
@@ -279,6 +334,7 @@ alertnet_status an_graph_build_layer(an_container *file, const an_json *graph, c
     case AN_MAXPOOL2D:
     case AN_AVGPOOL2D: return build_pool2d(&x, l);
     case AN_DENSE: return build_dense(&x, l);
+    case AN_GRU: return build_gru(&x, l);
     case AN_GLOBAL_AVGPOOL:
     case AN_GLOBAL_MAXPOOL:
         l->out = (an_shape){1, in.c, 1, 1};

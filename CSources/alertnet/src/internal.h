@@ -61,11 +61,14 @@ an_tensor *an_container_find(an_container *container, const char *name);
 
 typedef enum {
     AN_CONV2D, AN_BATCHNORM, AN_RELU, AN_MAXPOOL2D, AN_AVGPOOL2D, AN_GLOBAL_AVGPOOL, AN_GLOBAL_MAXPOOL,
-    AN_FLATTEN, AN_DENSE, AN_SIGMOID, AN_SOFTMAX
+    AN_FLATTEN, AN_DENSE, AN_SIGMOID, AN_SOFTMAX, AN_GRU
 } an_op;
 
+/* rank 3: [c, h, w]; rank 1: [c] with h = w = 1; rank 2: a sequence [h, c] of h rows (time steps, oldest first) of
+ * c values each, w = 1. Rows come second so that c is the per-step width for rank 1 and 2 alike: dense and gru read
+ * c and treat rank 1 as one row (an_shape_rows). Memory is row-major in every rank. */
 typedef struct {
-    int rank; /* 3: [c, h, w]; 1: [c] with h = w = 1 */
+    int rank;
     int c, h, w;
 } an_shape;
 
@@ -73,15 +76,20 @@ typedef struct {
     an_op op;
     an_shape in, out;
     int kh, kw, sh, sw, ph, pw; /* conv and pool geometry */
-    const float *weight;        /* conv [O, I, KH, KW], dense [O, I] */
-    const float *bias;          /* [O] or NULL */
+    const float *weight;        /* conv [O, I, KH, KW], dense [O, I], gru weight_ih [3H, I] */
+    const float *bias;          /* [O] or NULL; gru bias_ih [3H] or NULL */
+    const float *weight_hh;     /* gru [3H, H] */
+    const float *bias_hh;       /* gru [3H] or NULL */
     float *scale, *shift;       /* batchnorm as y = scale * x + shift, owned by the model */
+    float *state;               /* gru hidden state [H], kept between runs; points into the model's workspace */
     size_t parameters;
     double mflops;
     char detail[96];
 } an_layer;
 
 static inline size_t an_shape_count(an_shape s) { return (size_t)s.c * (size_t)s.h * (size_t)s.w; }
+/* Rows a per-row layer (dense, gru, softmax) sees: a sequence's steps; 1 for a flat [c]. */
+static inline int an_shape_rows(an_shape s) { return s.rank == 2 ? s.h : 1; }
 
 const char *an_op_name(an_op op);
 
@@ -90,6 +98,11 @@ void an_conv2d_blas(const an_layer *layer, const float *src, float *dst, float *
 void an_conv2d_direct(const an_layer *layer, const float *src, float *dst);
 void an_dense_blas(const an_layer *layer, const float *src, float *dst);
 void an_dense_direct(const an_layer *layer, const float *src, float *dst);
+/* A GRU over the sequence `src` (its input rows, an_gru_steps x input width), from and into layer->state;
+ * `dst` receives every step's hidden state. The BLAS form needs an_gru_scratch floats of `scratch`. */
+void an_gru_blas(const an_layer *layer, const float *src, float *dst, float *scratch);
+void an_gru_direct(const an_layer *layer, const float *src, float *dst);
+size_t an_gru_scratch(const an_layer *layer);
 void an_batchnorm(const an_layer *layer, const float *src, float *dst);
 void an_relu(size_t n, const float *src, float *dst);
 void an_pool2d(const an_layer *layer, const float *src, float *dst);

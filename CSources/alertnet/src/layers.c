@@ -1,5 +1,6 @@
-/* The layers as run by alertnet_run: convolution as im2col + one SGEMM, dense as one SGEMV, the rest direct.
- * Activations are [C, H, W] row-major floats. Nothing here allocates. */
+/* The layers as run by alertnet_run: convolution as im2col + one SGEMM, dense as one SGEMV (one SGEMM over a
+ * sequence's rows), the GRU's input projection as one SGEMM over its steps and its recurrence as one SGEMV per step,
+ * the rest direct. Activations are row-major floats ([C, H, W], [N] or a sequence [T, N]). Nothing here allocates. */
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
@@ -12,6 +13,7 @@ const char *an_op_name(an_op op) {
         [AN_CONV2D] = "conv2d", [AN_BATCHNORM] = "batchnorm", [AN_RELU] = "relu", [AN_MAXPOOL2D] = "maxpool2d",
         [AN_AVGPOOL2D] = "avgpool2d", [AN_GLOBAL_AVGPOOL] = "global_avgpool", [AN_GLOBAL_MAXPOOL] = "global_maxpool",
         [AN_FLATTEN] = "flatten", [AN_DENSE] = "dense", [AN_SIGMOID] = "sigmoid", [AN_SOFTMAX] = "softmax",
+        [AN_GRU] = "gru",
     };
     return names[op];
 }
@@ -80,13 +82,54 @@ void an_conv2d_blas(const an_layer *l, const float *src, float *dst, float *colu
                 pixels, beta, dst, pixels);
 }
 
-void an_dense_blas(const an_layer *l, const float *src, float *dst) {
+/* y[rows][out] = x[rows][in] W^T + b: one SGEMV for one row (a flat [N] always takes this path), one SGEMM for
+ * several. `bias` (NULL: none) is broadcast to every row first. */
+static void project(int rows, int out, int in, const float *weight, const float *bias, const float *x, float *y) {
     float beta = 0.0f;
-    if (l->bias) {
-        memcpy(dst, l->bias, (size_t)l->out.c * sizeof *dst);
+    if (bias) {
+        for (int r = 0; r < rows; r++) memcpy(y + (size_t)r * out, bias, (size_t)out * sizeof *y);
         beta = 1.0f;
     }
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, l->out.c, l->in.c, 1.0f, l->weight, l->in.c, src, 1, beta, dst, 1);
+    if (rows == 1)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, weight, in, x, 1, beta, y, 1);
+    else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in, weight, in, beta, y, out);
+}
+
+void an_dense_blas(const an_layer *l, const float *src, float *dst) {
+    project(an_shape_rows(l->in), l->out.c, l->in.c, l->weight, l->bias, src, dst);
+}
+
+size_t an_gru_scratch(const an_layer *l) { return 3 * (size_t)l->out.c * ((size_t)l->in.h + 1); }
+
+static float sigmoid1(float x) {
+    if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
+    const float e = expf(x);
+    return e / (1.0f + e);
+}
+
+/* PyTorch's GRU cell for one step: gi = W_ih x + b_ih and gh = W_hh h + b_hh (each [r; z; n], H values apart)
+ * give h = (1 - z) * n + z * h, in place, with r = sigmoid, z = sigmoid, n = tanh(gi_n + r * gh_n). */
+static void gru_gates(int hidden, const float *gi, const float *gh, float *h) {
+    const int H = hidden;
+    for (int j = 0; j < H; j++) {
+        const float r = sigmoid1(gi[j] + gh[j]);
+        const float z = sigmoid1(gi[H + j] + gh[H + j]);
+        const float n = tanhf(gi[2 * H + j] + r * gh[2 * H + j]);
+        h[j] = (1.0f - z) * n + z * h[j];
+    }
+}
+
+/* Every step's input projection at once (scratch[steps][3H]), then per step W_hh h (scratch's last 3H). */
+void an_gru_blas(const an_layer *l, const float *src, float *dst, float *scratch) {
+    const int steps = l->in.h, H = l->out.c;
+    float *gi = scratch, *gh = scratch + (size_t)steps * 3 * H;
+    project(steps, 3 * H, l->in.c, l->weight, l->bias, src, gi);
+    for (int t = 0; t < steps; t++) {
+        project(1, 3 * H, H, l->weight_hh, l->bias_hh, l->state, gh);
+        gru_gates(H, gi + (size_t)t * 3 * H, gh, l->state);
+        memcpy(dst + (size_t)t * H, l->state, (size_t)H * sizeof *dst);
+    }
 }
 
 void an_batchnorm(const an_layer *l, const float *src, float *dst) {
@@ -148,15 +191,7 @@ void an_global_pool(const an_layer *l, const float *src, float *dst) {
 }
 
 void an_sigmoid(size_t n, const float *src, float *dst) {
-    for (size_t i = 0; i < n; i++) {
-        const float x = src[i];
-        if (x >= 0.0f) {
-            dst[i] = 1.0f / (1.0f + expf(-x));
-        } else {
-            const float e = expf(x);
-            dst[i] = e / (1.0f + e);
-        }
-    }
+    for (size_t i = 0; i < n; i++) dst[i] = sigmoid1(src[i]);
 }
 
 void an_softmax(size_t n, const float *src, float *dst) {

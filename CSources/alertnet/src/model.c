@@ -22,8 +22,10 @@ struct alertnet_model {
     int layer_count;
     size_t parameters;
     double mflops;
-    float *workspace;   /* buffers[0], buffers[1] (ping-pong activations), then columns (im2col) */
+    float *workspace;   /* buffers[0], buffers[1] (ping-pong activations), columns (im2col, GRU gates), states */
     float *buffers[2], *columns;
+    float *states;      /* every gru layer's hidden state, one after another; zero after load and reset */
+    size_t state_count;
 };
 
 /* ---- metadata ---- */
@@ -207,9 +209,11 @@ static alertnet_status read_graph(alertnet_model *m, alertnet_error *e) {
     if (last != AN_SIGMOID && last != AN_SOFTMAX)
         return an_fail(e, ALERTNET_ERROR_FORMAT, "the last layer must be sigmoid or softmax (outputs are "
                        "probabilities), found %s", an_op_name(last));
-    if (shape.rank != 1 || shape.c != m->label_count)
-        return an_fail(e, ALERTNET_ERROR_FORMAT, "the graph outputs %zu values, expected %d (one per label)",
-                       an_shape_count(shape), m->label_count);
+    /* a sequence [T, K] answers with its last row, the newest step's K values */
+    if (shape.rank == 3 || shape.c != m->label_count)
+        return an_fail(e, ALERTNET_ERROR_FORMAT, "the graph outputs %zu values%s, expected %d (one per label)",
+                       shape.rank == 2 ? (size_t)shape.c : an_shape_count(shape),
+                       shape.rank == 2 ? " per step" : "", m->label_count);
     for (int i = 0; i < m->file.tensor_count; i++) {
         if (!m->file.tensors[i].used)
             return an_fail(e, ALERTNET_ERROR_FORMAT, "tensor \"%.64s\" is not used by the graph",
@@ -224,9 +228,11 @@ static alertnet_status allocate_workspace(alertnet_model *m, alertnet_error *e) 
         const an_layer *l = &m->layers[i];
         if (an_shape_count(l->out) > activation) activation = an_shape_count(l->out);
         if (l->op == AN_CONV2D && an_conv2d_columns(l) > columns) columns = an_conv2d_columns(l);
+        if (l->op == AN_GRU && an_gru_scratch(l) > columns) columns = an_gru_scratch(l);
+        if (l->op == AN_GRU) m->state_count += (size_t)l->out.c;
     }
     /* each term is below 2^48 (dimensions are capped), so the sum cannot overflow */
-    const size_t floats = 2 * activation + columns;
+    const size_t floats = 2 * activation + columns + m->state_count;
     if (floats > ALERTNET_MAX_WORKSPACE / sizeof(float))
         return an_fail(e, ALERTNET_ERROR_MEMORY, "the model needs %zu MiB of workspace, more than the %u MiB limit",
                        floats * sizeof(float) >> 20, ALERTNET_MAX_WORKSPACE >> 20);
@@ -235,7 +241,14 @@ static alertnet_status allocate_workspace(alertnet_model *m, alertnet_error *e) 
     m->buffers[0] = m->workspace;
     m->buffers[1] = m->workspace + activation;
     m->columns = m->workspace + 2 * activation;
-    return ALERTNET_OK;
+    m->states = m->columns + columns;
+    float *state = m->states;
+    for (int i = 0; i < m->layer_count; i++) {
+        if (m->layers[i].op != AN_GRU) continue;
+        m->layers[i].state = state;
+        state += m->layers[i].out.c;
+    }
+    return alertnet_reset_state(m);
 }
 
 /* ---- public API ---- */
@@ -318,6 +331,11 @@ static alertnet_status run(alertnet_model *m, const float *input, float *probabi
             else an_dense_blas(l, x, next);
             x = next;
             break;
+        case AN_GRU:
+            if (reference) an_gru_direct(l, x, next);
+            else an_gru_blas(l, x, next, m->columns);
+            x = next;
+            break;
         case AN_MAXPOOL2D:
         case AN_AVGPOOL2D:
             an_pool2d(l, x, next);
@@ -331,11 +349,22 @@ static alertnet_status run(alertnet_model *m, const float *input, float *probabi
         case AN_BATCHNORM: an_batchnorm(l, x, in_place); x = in_place; break;
         case AN_RELU: an_relu(an_shape_count(l->in), x, in_place); x = in_place; break;
         case AN_SIGMOID: an_sigmoid(an_shape_count(l->in), x, in_place); x = in_place; break;
-        case AN_SOFTMAX: an_softmax(an_shape_count(l->in), x, in_place); x = in_place; break;
+        case AN_SOFTMAX:
+            if (l->in.rank == 2) { /* per step */
+                for (int row = 0; row < l->in.h; row++)
+                    an_softmax((size_t)l->in.c, x + (size_t)row * l->in.c, in_place + (size_t)row * l->in.c);
+            } else {
+                an_softmax(an_shape_count(l->in), x, in_place);
+            }
+            x = in_place;
+            break;
         case AN_FLATTEN: break; /* row-major [C, H, W] already is the flat vector */
         }
     }
-    memcpy(probabilities, x, (size_t)m->label_count * sizeof *probabilities);
+    /* a sequence's answer is its last row (read_graph checked the width) */
+    const an_shape out = m->layers[m->layer_count - 1].out;
+    const size_t last_row = out.rank == 2 ? (size_t)(out.h - 1) * (size_t)out.c : 0;
+    memcpy(probabilities, x + last_row, (size_t)m->label_count * sizeof *probabilities);
     return ALERTNET_OK;
 }
 
@@ -346,6 +375,14 @@ alertnet_status alertnet_run(alertnet_model *m, const float *input, float *proba
 alertnet_status alertnet_run_reference(alertnet_model *m, const float *input, float *probabilities) {
     return run(m, input, probabilities, 1);
 }
+
+alertnet_status alertnet_reset_state(alertnet_model *m) {
+    if (!m) return ALERTNET_ERROR_ARGUMENT;
+    for (size_t i = 0; i < m->state_count; i++) m->states[i] = 0.0f;
+    return ALERTNET_OK;
+}
+
+int alertnet_is_stateful(const alertnet_model *m) { return m && m->state_count > 0; }
 
 void alertnet_input_shape(const alertnet_model *m, int *frames, int *bins) {
     if (frames) *frames = m ? m->frames : 0;
@@ -384,5 +421,6 @@ alertnet_status alertnet_layer(const alertnet_model *m, int i, alertnet_layer_in
     *info = (alertnet_layer_info){an_op_name(l->op), l->detail, l->out.rank, {l->out.c, l->out.h, l->out.w},
                                   l->parameters, l->mflops};
     if (l->out.rank == 1) info->shape[1] = info->shape[2] = 0;
+    if (l->out.rank == 2) info->shape[0] = l->out.h, info->shape[1] = l->out.c, info->shape[2] = 0; /* [T, N] */
     return ALERTNET_OK;
 }

@@ -1,6 +1,7 @@
 #include "model_builder.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,22 @@ void builder_batchnorm(model_builder *b, const char *name, int channels) {
     }
     snprintf(text, sizeof text, "{\"op\":\"batchnorm\",\"weight\":\"%s\",\"bias\":\"%s\",\"running_mean\":\"%s\","
              "\"running_var\":\"%s\",\"eps\":1e-5}", names[0], names[1], names[2], names[3]);
+    builder_layer(b, text);
+}
+
+void builder_gru(model_builder *b, const char *name, int hidden, int in, int bias) {
+    static const char *const parts[4] = {"weight_ih", "weight_hh", "bias_ih", "bias_hh"};
+    const int64_t dims[4][2] = {{3 * hidden, in}, {3 * hidden, hidden}, {3 * hidden, 1}, {3 * hidden, 1}};
+    char names[4][80], text[512];
+    for (int i = 0; i < (bias ? 4 : 2); i++) {
+        snprintf(names[i], sizeof names[i], "%s.%s", name, parts[i]);
+        builder_tensor(b, names[i], i < 2 ? 2 : 1, dims[i], 2.0f / sqrtf((float)hidden), NULL); /* PyTorch uses 1 / sqrt(H) */
+    }
+    if (bias)
+        snprintf(text, sizeof text, "{\"op\":\"gru\",\"weight_ih\":\"%s\",\"weight_hh\":\"%s\",\"bias_ih\":\"%s\","
+                 "\"bias_hh\":\"%s\"}", names[0], names[1], names[2], names[3]);
+    else
+        snprintf(text, sizeof text, "{\"op\":\"gru\",\"weight_ih\":\"%s\",\"weight_hh\":\"%s\"}", names[0], names[1]);
     builder_layer(b, text);
 }
 

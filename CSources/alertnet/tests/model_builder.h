@@ -26,6 +26,8 @@ void builder_conv(model_builder *b, const char *name, int out, int in, int kh, i
                   int bias);
 void builder_dense(model_builder *b, const char *name, int out, int in, int bias);
 void builder_batchnorm(model_builder *b, const char *name, int channels);
+/* A gru layer with NAME.weight_ih [3H, I], NAME.weight_hh [3H, H] and, with `bias`, NAME.bias_ih, NAME.bias_hh. */
+void builder_gru(model_builder *b, const char *name, int hidden, int in, int bias);
 
 /* The file's bytes (caller frees): header padded with spaces to a multiple of 8, then the tensors in order. */
 unsigned char *builder_bytes(model_builder *b, size_t *size);

@@ -8,19 +8,7 @@
 
 #include "internal.h"
 #include "model_builder.h"
-
-static int failures, checks;
-
-#define CHECK(condition, ...)                                                    \
-    do {                                                                         \
-        checks++;                                                                \
-        if (!(condition)) {                                                      \
-            failures++;                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                 \
-            fprintf(stderr, __VA_ARGS__);                                        \
-            fprintf(stderr, "\n");                                               \
-        }                                                                        \
-    } while (0)
+#include "test_support.h"
 
 /* ---- loader errors ---- */
 
@@ -33,25 +21,6 @@ static model_builder *small_model(void) {
     builder_dense(b, "d", 3, 4, 1);
     builder_layer(b, "{\"op\":\"sigmoid\"}");
     return b;
-}
-
-static void expect_failure(const unsigned char *bytes, size_t size, alertnet_status status, const char *needle,
-                           const char *what) {
-    alertnet_model *model = (alertnet_model *)1;
-    alertnet_error error;
-    alertnet_status s = alertnet_load_memory(bytes, size, &model, &error);
-    CHECK(s == status, "%s: status %d, expected %d (message: %s)", what, s, status, error.message);
-    CHECK(model == NULL, "%s: model not NULL on failure", what);
-    CHECK(strstr(error.message, needle) != NULL, "%s: message \"%s\" lacks \"%s\"", what, error.message, needle);
-    if (s == ALERTNET_OK) alertnet_free(model);
-}
-
-static void expect_builder_failure(model_builder *b, const char *needle, const char *what) {
-    size_t size;
-    unsigned char *bytes = builder_bytes(b, &size);
-    expect_failure(bytes, size, ALERTNET_ERROR_FORMAT, needle, what);
-    free(bytes);
-    builder_free(b);
 }
 
 static void set_header_length(unsigned char *bytes, uint64_t n) {
@@ -512,25 +481,6 @@ static void test_queries(void) {
 
 /* ---- layers against oracles ---- */
 
-static int random_int(uint64_t *state, int low, int high) {
-    return low + (int)((builder_random(state) + 1.0f) * 0.5f * (float)(high - low + 1)) % (high - low + 1);
-}
-
-static float max_relative_error(const float *a, const float *b, size_t n) {
-    float worst = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        float e = fabsf(a[i] - b[i]) / (1.0f + fabsf(b[i]));
-        worst = e > worst ? e : worst;
-    }
-    return worst;
-}
-
-static float *random_floats(uint64_t *state, size_t n) {
-    float *v = malloc((n ? n : 1) * sizeof *v);
-    for (size_t i = 0; i < n; i++) v[i] = builder_random(state);
-    return v;
-}
-
 static void test_conv_against_direct(void) {
     uint64_t state = 11;
     for (int trial = 0; trial < 200; trial++) {
@@ -721,13 +671,20 @@ static float *read_floats(FILE *f, const char *tag, size_t *n) {
     return v;
 }
 
+/* Each window through alertnet_run on one handle and alertnet_run_reference on another: a stateful model's windows
+ * are one stream, in order, so each path must carry its own state from window to window as numpy did. */
 static void test_fixture(const char *directory, const char *name) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.safetensors", directory, name);
-    alertnet_model *m;
+    alertnet_model *m, *oracle;
     alertnet_error error;
     if (alertnet_load_file(path, &m, &error) != ALERTNET_OK) {
         CHECK(0, "%s: %s", name, error.message);
+        return;
+    }
+    if (alertnet_load_file(path, &oracle, &error) != ALERTNET_OK) {
+        CHECK(0, "%s (second load): %s", name, error.message);
+        alertnet_free(m);
         return;
     }
     snprintf(path, sizeof path, "%s/%s.expect", directory, name);
@@ -735,6 +692,7 @@ static void test_fixture(const char *directory, const char *name) {
     CHECK(f != NULL, "cannot open %s", path);
     if (!f) {
         alertnet_free(m);
+        alertnet_free(oracle);
         return;
     }
     int frames, bins;
@@ -752,7 +710,7 @@ static void test_fixture(const char *directory, const char *name) {
         if (expected && n_out <= 64 && n_out == (size_t)alertnet_output_count(m) && n_in == (size_t)frames * bins) {
             float found[64], reference[64];
             alertnet_run(m, input, found);
-            alertnet_run_reference(m, input, reference);
+            alertnet_run_reference(oracle, input, reference);
             for (size_t i = 0; i < n_out; i++) {
                 CHECK(fabsf(found[i] - expected[i]) <= 1e-5f, "%s window %d output %zu: %.8f, numpy %.8f", name,
                       window, i, found[i], expected[i]);
@@ -765,6 +723,7 @@ static void test_fixture(const char *directory, const char *name) {
     }
     fclose(f);
     alertnet_free(m);
+    alertnet_free(oracle);
 }
 
 static void test_fixtures(const char *directory) {
@@ -800,7 +759,8 @@ int main(int argc, char **argv) {
     test_pools_against_oracle();
     test_activations();
     test_random_models_blas_against_direct();
+    test_gru();
     test_fixtures(argv[1]);
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    printf("%d checks, %d failures\n", test_checks, test_failures);
+    return test_failures ? 1 : 0;
 }

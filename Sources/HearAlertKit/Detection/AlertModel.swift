@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Not `Sendable` and not thread-safe: `predict` reuses the workspace alertnet sized at load, which is what
 /// makes it allocation-free. Load one model per thread (loading twice is cheap). Loading sets OpenBLAS to one
-/// thread for the process (see alertnet.h).
+/// thread for the process (see alertnet.h). A stateful model (`isStateful`) also follows one stream: load one per
+/// stream.
 public final class AlertModel {
     /// The file's `model_name`, for logs and the model card.
     public let name: String
@@ -108,6 +109,18 @@ public final class AlertModel {
     /// detector, or a detector to the enhancer, is refused before it runs.
     public func require(_ expected: ModelTask) throws(AlertModelError) {
         guard task == expected else { throw .wrongTask(expected: expected, found: task) }
+    }
+
+    /// Whether the network keeps a recurrent state from one `predict` to the next (it holds a `gru` layer). Why: such
+    /// a model must see each frame exactly once, in order (each window holds the frames after the previous one's),
+    /// and be reset where its stream breaks; a stateless model answers each window on its own.
+    public var isStateful: Bool { alertnet_is_stateful(handle) != 0 }
+
+    /// Zeroes the recurrent state, where a loaded model starts. Call it where the stream the model follows restarts
+    /// (a new file, a reopened device): otherwise the first frames after the gap are read as if they continued the
+    /// audio before it. Allocates nothing; does nothing for a stateless model.
+    public func resetState() {
+        _ = alertnet_reset_state(handle)  // fails only for a NULL handle, which a loaded model never has
     }
 
     /// Any `__metadata__` value by key (`tracker`, `trained_on`, `description`...), or nil when absent.

@@ -67,6 +67,31 @@ struct AlertModelTests {
         }
     }
 
+    /// The recurrent fixture's 12 windows are one stream (one frame each): predicted in order they match numpy, and
+    /// after `resetState` the same stream matches again.
+    @Test func aRecurrentModelFollowsItsStreamAndResets() throws {
+        let name = "gru-dense-sigmoid-stream"
+        let model = try AlertModel(path: Self.fixture(name, "safetensors"))
+        #expect(model.isStateful)
+        #expect(try !AlertModel(path: Self.sigmoidModel).isStateful)
+        #expect(model.layers.map(\.op) == ["gru", "dense", "sigmoid"])
+        #expect(model.layers[0].outputShape == [1, 5])
+        let cases = try Self.expectations(name)
+        #expect(cases.count == 12)
+        var found = [Float](repeating: 0, count: model.labels.count)
+        for pass in 0..<2 {
+            for (frame, (input, expected)) in cases.enumerated() {
+                try input.withUnsafeBufferPointer { window in
+                    try found.withUnsafeMutableBufferPointer { try model.predict(window, into: $0) }
+                }
+                for i in expected.indices {
+                    #expect(abs(found[i] - expected[i]) <= 1e-5, "pass \(pass) frame \(frame) output \(i)")
+                }
+            }
+            model.resetState()
+        }
+    }
+
     @Test func loadsFromBytesLikeFromAPath() throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.softmaxModel)))
         let model = try AlertModel(bytes: bytes)
