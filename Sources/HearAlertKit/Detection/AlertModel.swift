@@ -106,9 +106,12 @@ public final class AlertModel {
     }
 
     /// Throws `AlertModelError.wrongTask` unless the network is for `expected`: a noise estimator handed to the
-    /// detector, or a detector to the enhancer, is refused before it runs.
+    /// detector, or a detector to the enhancer, is refused before it runs. Both tasks' hosts run the network on
+    /// overlapping windows, each on its own, so a stateful network (`isStateful`) is refused too
+    /// (`statefulNotSupported`): it would load and run and give nonsense.
     public func require(_ expected: ModelTask) throws(AlertModelError) {
         guard task == expected else { throw .wrongTask(expected: expected, found: task) }
+        guard !isStateful else { throw .statefulNotSupported(expected) }
     }
 
     /// Whether the network keeps a recurrent state from one `predict` to the next (it holds a `gru` layer). Why: such

@@ -13,6 +13,9 @@ public enum AlertModelError: Error, Equatable, CustomStringConvertible, Localize
     case tooLarge(String)
     /// The file is for another task than the one it was loaded for (`AlertModel.require`).
     case wrongTask(expected: ModelTask, found: ModelTask)
+    /// The network keeps a recurrent state (a `gru` layer) but its host feeds it overlapping windows, each read
+    /// on its own: the state would see most frames many times over (`AlertModel.require`).
+    case statefulNotSupported(ModelTask)
     /// A buffer handed to `predict` has the wrong length.
     case wrongBufferSize(what: String, expected: Int, found: Int)
 
@@ -22,6 +25,9 @@ public enum AlertModelError: Error, Equatable, CustomStringConvertible, Localize
             return message
         case .wrongTask(let expected, let found):
             return "the model is \(found.fileDescription) (task \(found.rawValue)), not \(expected.fileDescription)"
+        case .statefulNotSupported(let task):
+            return "the model keeps a recurrent state (a gru layer); \(task.fileDescription) is run on overlapping "
+                + "windows, each on its own, so it must be stateless"
         case .wrongBufferSize(let what, let expected, let found):
             return "\(what) holds \(found) values, the model needs \(expected)"
         }

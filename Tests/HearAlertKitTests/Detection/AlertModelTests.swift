@@ -92,6 +92,18 @@ struct AlertModelTests {
         }
     }
 
+    /// The detector reads overlapping windows, each on its own: a recurrent model there would see most frames many
+    /// times over, so it is refused in one line before it runs.
+    @Test func theDetectorRefusesARecurrentModel() throws {
+        let model = try AlertModel(path: Self.fixture("gru-dense-sigmoid-stream", "safetensors"))
+        #expect(model.task == .alertDetection)
+        let error = #expect(throws: AlertModelError.statefulNotSupported(.alertDetection)) {
+            try AlertDetector(model: model, settings: TrackerSettings(model: model))
+        }
+        #expect(error?.description == "the model keeps a recurrent state (a gru layer); an alert detector is run on "
+                    + "overlapping windows, each on its own, so it must be stateless")
+    }
+
     @Test func loadsFromBytesLikeFromAPath() throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.softmaxModel)))
         let model = try AlertModel(bytes: bytes)
