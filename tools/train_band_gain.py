@@ -12,19 +12,30 @@ learned noise estimate's layout (tools/noise_estimator.py, FEATURES), and from t
   smoothed  S_t = α S_{t−1} + (1 − α) E_t, α = 0.8 per 10 ms (MCRA's αs), S_0 = E_0;
   minimum   the minimum of S over the current and the 7 earlier blocks of 32 hops (about a second);
   mcra      the host's MCRA noise estimate (NoisePowerTracker, none before the first whole frame) pooled into
-            the bands —
+            the bands;
+  mcra_gain what today's path (MCRA and the decision-directed gain rule, SuppressionGainRule, default strength)
+            does to the band's energy, Σ_k M(b, k) G(k)² P(k) / Σ_k M(b, k) P(k);
+  posterior, above_minimum   energy − mcra and energy − minimum (dB): level-free —
 
-every one a causal recursion the host already runs for the learned noise estimate. The network, one step per
-hop, past and present hops only: GRU (rows × 32 → H), further GRUs (H → H), dense (H → 32), sigmoid, the
-gain g_t(b) ∈ (0, 1) of each band, which ``band_gain_study.apply_band_gains`` interpolates to bins between the
-bands' centres and floors at the enhancer's Gmin (−21 dB at the default strength). Only ops the alertnet C core
-runs: ``gru`` (nn.GRU, one layer, one direction, state carried hop to hop, zero at the stream's start), ``dense``
-per frame and ``sigmoid``. The inputs are standardised with the training set's mean and deviation per input, and
-that scaling is folded into the first GRU's input weights when the file is written, so it takes raw dB rows.
+each a causal recursion over past and present hops that the host runs already (MCRA, the gain rule) or that the
+learned noise estimate runs (the smoothed power and its minimum). The network, one step per hop: GRU (rows × 32
+→ H), further GRUs (H → H), dense (H → 32), sigmoid, the gain g_t(b) ∈ (0, 1) of each band, which
+``band_gain_study.apply_band_gains`` interpolates to bins between the bands' centres and floors at the enhancer's
+Gmin (−21 dB at the default strength). Only ops the alertnet C core runs: ``gru`` (nn.GRU, one layer, one
+direction, state carried hop to hop, zero at the stream's start), ``dense`` per frame and ``sigmoid``. The
+inputs are standardised with the training set's mean and deviation per input, and that scaling is folded into
+the first GRU's input weights when the file is written, so it takes raw dB rows.
 
 Target (RNNoise, Valin 2018): g*_t(b) = √(S/Y) of the speech's and the mixture's band energies in the same frame,
-clipped to 1; bands with no energy in the mixture are left out. Loss RNNoise's: with d = √g − √g*,
-10·d⁴ + d² + 0.01·BCE(g, g*), errors where the gain is too low (speech removed) weighted --under-weight times.
+clipped to 1; bands with no energy in the mixture are left out. Losses (--loss; errors where the gain is too low,
+speech removed, weighted --under-weight times):
+  compressed  (default, c = --compression = 1) the squared error of the output's compressed band amplitudes
+              against the speech's, Σ Y^c (g^c − g*^c)² / Σ Y^c per batch, Y the band energy over its sequence's
+              mean: with c = 1 the error energy of the enhanced spectrum, which the SNR counts;
+  rnnoise     RNNoise's, with d = √g − √g*: 10·d⁴ + d² + 0.01·BCE(g, g*), every band alike — measured, it turns
+              clear speech down (Enhancement/EXPERIMENTS.md, 2026-11-26);
+  snr         minus each sequence's SNR improvement in the band domain, in dB.
+The defaults are the settings chosen on the validation mixtures (EXPERIMENTS.md, 2026-11-26).
 
 Data (tools/train_noise_estimator.py's catalogue and Mixer, imported): train-role speech reaching
 --min-speech-bandwidth-hz (default 7 kHz) strung with pauses, in train-role real noise or babble, −5…20 dB SNR,
@@ -37,7 +48,7 @@ Writes OUT (a PyTorch state dict of ``BandGainNet``, normalisation folded in) an
 architecture, the input rows, weights, MFLOP per hop, the run's settings and validation scores); with --sources,
 the recordings drawn as ``enhancer-train`` rows of that provenance table.
 
-Example (about 15 minutes on one shared core):
+Example (about 8 minutes on one shared core, 4 of them building the mixtures):
   nice -n 10 .venv/bin/python tools/train_band_gain.py --corpus corpora/real --out /tmp/band-gain/net.pt \\
       --cache /tmp/band-gain/mixtures.npz
 """
@@ -64,8 +75,10 @@ from fetch_alert_recordings import write_role_rows
 from speech_bandwidth import MIN_SPEECH_BANDWIDTH_HZ
 from train_noise_estimator import SPLIT, Mixer, split_catalogue
 
-ROWS = ("energy", "delta", "smoothed", "minimum", "mcra")
-DEFAULT_ROWS = ("energy", "delta", "minimum", "mcra")
+ROWS = ("energy", "delta", "smoothed", "minimum", "mcra", "mcra_gain")
+# Rows that are differences of two of ROWS (dB): level-free views of the band energy.
+DIFFERENCES = {"posterior": ("energy", "mcra"), "above_minimum": ("energy", "minimum")}
+DEFAULT_ROWS = ("delta", "posterior", "above_minimum", "mcra_gain")
 BANDS = ne.FEATURES["n_mels"]
 SPEC_INPUT = ne.default_input()   # the smoothing and the minimum's blocks, as the learned noise estimate's
 
@@ -84,8 +97,17 @@ def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np
         "minimum": lambda: ne.decibels(ne.block_minimum(smoothed, SPEC_INPUT["minimum_block_frames"],
                                                         SPEC_INPUT["minimum_blocks"])),
         "mcra": lambda: ne.decibels(bg.mcra_noise(power) @ bands),
+        "mcra_gain": lambda: ne.decibels(mcra_band_gain(power, bands)),
     }
+    made.update({row: (lambda a=a, b=b: made[a]() - made[b]()) for row, (a, b) in DIFFERENCES.items()})
     return np.concatenate([made[row]() for row in rows], axis=1)
+
+
+def mcra_band_gain(power: np.ndarray, bands: np.ndarray) -> np.ndarray:
+    """[hops, B] what today's path (MCRA and the decision-directed gain rule, default strength) does to each band's
+    energy: Σ_k M(b, k) G² P / Σ_k M(b, k) P."""
+    gains = bg.decision_directed_gains(power, bg.mcra_noise(power))
+    return (gains ** 2 * power) @ bands / np.maximum(power @ bands, ne.LOG_FLOOR)
 
 
 def signal_features(samples: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np.ndarray:
@@ -163,6 +185,32 @@ def rnnoise_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, 
     return (weight * per_band).sum() / mask.sum().clamp_min(1.0)
 
 
+def compressed_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, level: torch.Tensor,
+                    compression: float, under_weight: float = 1.0) -> torch.Tensor:
+    """Signal approximation on compressed band amplitudes: with A the mixture's band amplitude (``level`` = its
+    band energy over the sequence's mean, A² up to a constant), the error of the output against the speech,
+    ((g·A)^c − (g*·A)^c)² = level^c·(g^c − g*^c)², averaged with the weights level^c over the masked bands; where
+    the gain is too low weighted ``under_weight``. c = 1 is the squared error of the enhanced spectrum, which the
+    SNR counts; smaller c weighs quiet bands up, as loudness does."""
+    weight = mask * level ** compression
+    error = gains.clamp_min(1e-8) ** compression - target ** compression
+    return (weight * torch.where(error < 0, under_weight, 1.0) * error ** 2).sum() / weight.sum().clamp_min(1e-12)
+
+
+def snr_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, level: torch.Tensor,
+             under_weight: float = 1.0) -> torch.Tensor:
+    """Minus the SNR improvement of each sequence in the band domain, in dB, averaged over the batch: with the
+    mixture's band energy Y (``level``, relative), 10·log10(Σ Y (g − g*)² / Σ Y (1 − g*)²), the error energy of the
+    output over that of the input (g = 1), both floored at 10⁻⁴ of the sequence's energy (−40 dB). Each sequence
+    counts alike in dB, as in the SNRi the enhancer is scored by; where the gain is too low the error is weighted
+    ``under_weight``."""
+    weight = mask * level
+    error = gains - target
+    output = (weight * torch.where(error < 0, under_weight, 1.0) * error ** 2).sum(dim=(1, 2))
+    floor = 1e-4 * weight.sum(dim=(1, 2))
+    return torch.mean(10 * torch.log10((output + floor) / ((weight * (1 - target) ** 2).sum(dim=(1, 2)) + floor)))
+
+
 def predict_gains(model: BandGainNet, samples: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
     """[hops, B] the network's gains for a whole signal, from a zero state at its start."""
     with torch.no_grad():
@@ -207,50 +255,58 @@ def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...]):
     return np.stack(inputs), np.stack(goals), np.stack(masks), signals
 
 
-def fit(model: BandGainNet, train: tuple, val: tuple, *, epochs: int, batch: int, lr: float, patience: int,
-        under_weight: float, seed: int, minutes: float = float("inf"), log=print) -> list[tuple[int, float, float]]:
-    """Adam on whole sequences in random order, the best epoch's weights by validation loss kept; stops after
-    ``patience`` epochs without a better one, or after the epoch that ends past ``minutes``. Returns (epoch,
-    training loss, validation loss) per epoch."""
-    x_train, y_train, m_train = (torch.as_tensor(a) for a in train)
-    x_val, y_val, m_val = (torch.as_tensor(a) for a in val)
+def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batch: int, lr: float, patience: int,
+        seed: int, crop: int | None = None, input_noise: float = 0.0, minutes: float = float("inf"), log=print
+        ) -> list[tuple[int, float, float]]:
+    """Adam on stretches of ``crop`` hops of the training sequences (each epoch cuts every sequence anew, from a
+    random offset, and shuffles the stretches; the GRUs start from zero at each) or on whole sequences, validated
+    on whole sequences, the best epoch's weights by validation loss kept, the learning rate halved after each
+    epoch without a better one; stops after ``patience`` such epochs in a row, or after the epoch that ends past ``minutes``. ``train`` and ``val`` are (inputs, targets, masks,
+    relative band energies), ``loss(gains, targets, masks, energies)``; ``input_noise``: the deviation of Gaussian
+    noise added to the standardised training inputs (a regulariser). Returns (epoch, training loss, validation
+    loss) per epoch."""
+    train = tuple(torch.as_tensor(a) for a in train)
+    val = tuple(torch.as_tensor(a) for a in val)
     optimiser = torch.optim.Adam(model.parameters(), lr=lr)
     generator = torch.Generator().manual_seed(seed)
 
     def validation_loss() -> float:
         model.eval()
         with torch.no_grad():
-            total = weight = 0.0
-            for start in range(0, len(x_val), batch):
-                part = slice(start, start + batch)
-                mask = m_val[part]
-                total += rnnoise_loss(model(x_val[part])[0], y_val[part], mask, under_weight).item() * mask.sum().item()
-                weight += mask.sum().item()
+            value = loss(model(val[0])[0], *val[1:]).item()
         model.train()
-        return total / max(weight, 1.0)
+        return value
 
     history, best, best_state, waited = [], float("inf"), copy.deepcopy(model.state_dict()), 0
     started = time.monotonic()
+    count, hops = train[0].shape[:2]
     for epoch in range(1, epochs + 1):
-        order = torch.randperm(len(x_train), generator=generator)
-        total = weight = 0.0
-        for start in range(0, len(order), batch):
-            chosen = order[start:start + batch]
-            mask = m_train[chosen]
-            loss = rnnoise_loss(model(x_train[chosen])[0], y_train[chosen], mask, under_weight)
+        length = hops if crop is None else min(crop, hops)
+        offset = int(torch.randint(hops - length * (hops // length) + 1, (1,), generator=generator))
+        pieces = torch.cartesian_prod(torch.arange(count), torch.arange(offset, hops - length + 1, length))
+        pieces = pieces[torch.randperm(len(pieces), generator=generator)]
+        losses = []
+        for start in range(0, len(pieces), batch):
+            chosen = pieces[start:start + batch]
+            stretch = chosen[:, 1:] + torch.arange(length)
+            x, *goals = (a[chosen[:, :1], stretch] for a in train)
+            if input_noise > 0:
+                x = x + input_noise * torch.randn(x.shape, generator=generator) / model.scale
+            value = loss(model(x)[0], *goals)
             optimiser.zero_grad()
-            loss.backward()
+            value.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimiser.step()
-            total += loss.item() * mask.sum().item()
-            weight += mask.sum().item()
+            losses.append(value.item())
         val_loss = validation_loss()
-        history.append((epoch, total / max(weight, 1.0), val_loss))
+        history.append((epoch, float(np.mean(losses)), val_loss))
         better = val_loss < best
         if better:
             best, best_state, waited = val_loss, copy.deepcopy(model.state_dict()), 0
         else:
             waited += 1
+            for group in optimiser.param_groups:
+                group["lr"] /= 2
         log(f"epoch {epoch}: training loss {history[-1][1]:.5f}, validation loss {val_loss:.5f}"
             f"{' (best)' if better else ''} ({time.monotonic() - started:.0f} s)")
         if waited >= patience:
@@ -287,9 +343,10 @@ def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list,
 
 def parse_rows(text: str) -> tuple[str, ...]:
     rows = tuple(row for row in text.split(",") if row)
-    unknown = [row for row in rows if row not in ROWS]
+    unknown = [row for row in rows if row not in ROWS + tuple(DIFFERENCES)]
     if unknown or not rows or len(set(rows)) != len(rows):
-        raise argparse.ArgumentTypeError(f"expected distinct rows from {', '.join(ROWS)}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected distinct rows from {', '.join(ROWS + tuple(DIFFERENCES))}, "
+                                         f"got {text!r}")
     return rows
 
 
@@ -316,20 +373,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--val-sources", type=float, default=0.15,
                    help="share of sources held out for validation, at least one (default 0.15)")
     p.add_argument("--rows", type=parse_rows, default=DEFAULT_ROWS,
-                   help=f"input rows per band, comma-separated, from {', '.join(ROWS)} "
+                   help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
                         f"(default {','.join(DEFAULT_ROWS)})")
-    p.add_argument("--hidden", type=int, default=48, help="units of each GRU (default 48)")
+    p.add_argument("--hidden", type=int, default=24, help="units of each GRU (default 24)")
     p.add_argument("--layers", type=int, default=2, help="stacked GRUs (default 2)")
     p.add_argument("--epochs", type=int, default=30, help="most passes over the training mixtures (default 30)")
-    p.add_argument("--patience", type=int, default=4,
-                   help="stop after this many epochs without a better validation loss (default 4)")
+    p.add_argument("--patience", type=int, default=5,
+                   help="stop after this many epochs in a row without a better validation loss (default 5)")
     p.add_argument("--minutes", type=float, default=float("inf"),
                    help="stop after the epoch that ends past this many minutes of training (default: no limit)")
-    p.add_argument("--batch", type=int, default=16, help="mixtures per batch (default 16)")
-    p.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate (default 2e-3)")
-    p.add_argument("--under-weight", type=float, default=1.0,
+    p.add_argument("--batch", type=int, default=32, help="sequences per batch (default 32)")
+    p.add_argument("--crop", type=int, default=250,
+                   help="hops of each training sequence per step, a random stretch of its mixture (default 250, "
+                        "1 s; 0: the whole mixture)")
+    p.add_argument("--lr", type=float, default=1e-3,
+                   help="Adam learning rate, halved after each epoch without a better validation loss (default 1e-3)")
+    p.add_argument("--loss", choices=("rnnoise", "compressed", "snr"), default="compressed",
+                   help="rnnoise: RNNoise's loss on √g; compressed: squared error of compressed band amplitudes "
+                        "of the output against the speech's (--compression); snr: minus each sequence's SNR "
+                        "improvement in dB in the band domain; default %(default)s")
+    p.add_argument("--compression", type=float, default=1.0,
+                   help="exponent c of --loss compressed, in (0, 1]: 1 weighs bands by their energy as the SNR "
+                        "does (default %(default)s)")
+    p.add_argument("--input-noise", type=float, default=0.0,
+                   help="deviation of Gaussian noise added to the standardised training inputs (default 0)")
+    p.add_argument("--under-weight", type=float, default=3.0,
                    help="weight of errors where the gain is below the target (speech removed) against those above "
-                        "(noise left); default 1, RNNoise's loss")
+                        "(noise left); default %(default)g")
     p.add_argument("--strength", type=float, default=bg.DEFAULT_STRENGTH,
                    help="the enhancer's strength for the validation scores: its floor (default %(default)s)")
     p.add_argument("--cache", type=Path,
@@ -338,11 +408,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if not -30 <= args.snr[0] < args.snr[1] <= 60:
         p.error(f"--snr must be LOW < HIGH within -30..60 dB, got {args.snr}")
+    if args.crop < 0:
+        p.error(f"--crop must be 0 or more, got {args.crop}")
     for name in ("mixtures", "val_mixtures", "hidden", "layers", "epochs", "patience", "batch", "threads"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if not 0 <= args.score_mixtures <= args.val_mixtures:
         p.error(f"--score-mixtures must be within 0..--val-mixtures ({args.val_mixtures}), got {args.score_mixtures}")
+    if args.input_noise < 0:
+        p.error(f"--input-noise must be 0 or more, got {args.input_noise}")
+    if not 0 < args.compression <= 1:
+        p.error(f"--compression must be within (0, 1], got {args.compression}")
     if args.min_speech_bandwidth_hz < 0 or args.under_weight <= 0 or args.lr <= 0 or args.minutes <= 0:
         p.error("--min-speech-bandwidth-hz must be 0 or more, --under-weight, --lr and --minutes above 0")
     if not 0 < args.val_sources < 1 or args.seconds < 0.5:
@@ -356,15 +432,15 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
     """Training and validation data with the --rows inputs, built with every row (so --cache serves any --rows) or
     read from --cache (the recordings each side used restored too)."""
     key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr), args.val_sources,
-                      str(args.corpus.resolve()), args.min_speech_bandwidth_hz])
+                      str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS])
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None
     if cached is not None and str(cached["key"]) == key:
         for mixer, used in zip(mixers, (cached["used_train"], cached["used_val"])):
             by_path = {str(r.path): r for r in mixer.speech + mixer.noise}
             mixer.used = {by_path[path] for path in used}
         signals = list(zip(cached["val_speech"], cached["val_noise"]))
-        return ((select(cached["x_train"], args.rows), cached["y_train"], cached["m_train"]),
-                (select(cached["x_val"], args.rows), cached["y_val"], cached["m_val"]), signals, True)
+        return (prepare(*(cached[f"{name}_train"] for name in "xym"), args.rows),
+                prepare(*(cached[f"{name}_val"] for name in "xym"), args.rows), signals, True)
     *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS)
     *val, signals = build(mixers[1], args.val_mixtures, args.seconds, ROWS)
     if args.cache:
@@ -374,14 +450,25 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
                  val_noise=np.stack([n for _, n in signals]),
                  used_train=sorted(str(r.path) for r in mixers[0].used),
                  used_val=sorted(str(r.path) for r in mixers[1].used))
-    train[0], val[0] = select(train[0], args.rows), select(val[0], args.rows)
-    return tuple(train), tuple(val), signals, False
+    return prepare(*train, args.rows), prepare(*val, args.rows), signals, False
+
+
+def prepare(inputs: np.ndarray, goals: np.ndarray, masks: np.ndarray, rows: tuple[str, ...]) -> tuple:
+    """(inputs of ``rows``, targets, masks, band energies over their sequence's mean) from data built with every
+    row of ROWS."""
+    energy = 10 ** (inputs[..., :BANDS].astype(np.float64) / 10)   # ROWS[0]: the band energies in dB
+    relative = energy / np.maximum(energy.mean(axis=(1, 2), keepdims=True), ne.LOG_FLOOR)
+    return select(inputs, rows), goals, masks, relative.astype(np.float32)
 
 
 def select(inputs: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
-    """The columns of ``rows`` from inputs built with every row of ROWS, in the order of ``rows``."""
-    columns = np.concatenate([np.arange(BANDS) + BANDS * ROWS.index(row) for row in rows])
-    return np.ascontiguousarray(inputs[..., columns])
+    """The inputs of ``rows``, in their order, from inputs built with every row of ROWS."""
+    def row(name: str) -> np.ndarray:
+        if name in DIFFERENCES:
+            first, second = DIFFERENCES[name]
+            return row(first) - row(second)
+        return inputs[..., BANDS * ROWS.index(name):BANDS * (ROWS.index(name) + 1)]
+    return np.ascontiguousarray(np.concatenate([row(name) for name in rows], axis=-1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -406,8 +493,17 @@ def main(argv: list[str] | None = None) -> int:
     model.scale.copy_(torch.as_tensor(1 / np.maximum(flat.std(axis=0, dtype=np.float64), 1e-3), dtype=torch.float32))
     print(f"network: {args.layers} GRU of {args.hidden}, dense {args.hidden} -> {BANDS}, sigmoid; "
           f"{model.weight_count()} weights, {model.mflop_per_hop():.4f} MFLOP per hop", flush=True)
-    history = fit(model, train, val, epochs=args.epochs, batch=args.batch, lr=args.lr, patience=args.patience,
-                  under_weight=args.under_weight, seed=args.seed, minutes=args.minutes,
+    if args.loss == "rnnoise":
+        def loss(gains, goals, masks, energies):
+            return rnnoise_loss(gains, goals, masks, args.under_weight)
+    elif args.loss == "compressed":
+        def loss(gains, goals, masks, energies):
+            return compressed_loss(gains, goals, masks, energies, args.compression, args.under_weight)
+    else:
+        def loss(gains, goals, masks, energies):
+            return snr_loss(gains, goals, masks, energies, args.under_weight)
+    history = fit(model, train, val, loss, epochs=args.epochs, batch=args.batch, lr=args.lr, patience=args.patience,
+                  seed=args.seed, crop=args.crop or None, input_noise=args.input_noise, minutes=args.minutes,
                   log=lambda line: print(line, flush=True))
     model.eval()
     scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength) \
@@ -433,7 +529,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
                       f"{args.snr[1]:g} dB, seed {args.seed}",
         "training": {"epochs_run": len(history), "best_epoch": best[0], "best_validation_loss": best[2],
-                     "lr": args.lr, "batch": args.batch, "under_weight": args.under_weight,
+                     "lr": args.lr, "batch": args.batch, "crop": args.crop, "loss": args.loss,
+                     "compression": args.compression if args.loss == "compressed" else None,
+                     "under_weight": args.under_weight, "input_noise": args.input_noise,
                      "history": [list(entry) for entry in history]},
         "validation_enhancement": scores,
     }

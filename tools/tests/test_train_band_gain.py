@@ -90,15 +90,21 @@ def _direct_rows(samples: np.ndarray) -> dict[str, np.ndarray]:
         minimum[t] = smoothed[oldest_block * 32:t + 1].min(axis=0)
     mcra = np.full_like(power, ne.SMALLEST_POWER)
     mcra[3:] = ne.mcra(power[3:])   # the first whole frame: 256 samples = 4 hops, three frames hold leading zeros
+    gains = bg.decision_directed_gains(power, mcra)
+    band_gain = np.empty_like(energy)
+    for t in range(hops):
+        for b in range(mel.shape[0]):
+            band_gain[t, b] = sum(mel[b, k] * gains[t, k] ** 2 * power[t, k] for k in range(power.shape[1])) \
+                / max(sum(mel[b, k] * power[t, k] for k in range(power.shape[1])), 1e-10)
     db = lambda v: 10 * np.log10(np.maximum(v, 1e-10))  # noqa: E731
     level = db(energy)
     return {"energy": level, "delta": np.r_[np.zeros((1, level.shape[1])), level[1:] - level[:-1]],
-            "smoothed": db(smoothed), "minimum": db(minimum), "mcra": db(mcra @ mel.T)}
+            "smoothed": db(smoothed), "minimum": db(minimum), "mcra": db(mcra @ mel.T), "mcra_gain": db(band_gain)}
 
 
 def test_the_input_rows_match_a_direct_computation():
     rng = np.random.default_rng(11)
-    t = np.arange(int(2.5 * ne.SAMPLE_RATE)) / ne.SAMPLE_RATE   # 2.5 s: the minimum's eight 128 ms blocks turn over
+    t = np.arange(int(1.5 * ne.SAMPLE_RATE)) / ne.SAMPLE_RATE   # 1.5 s: the minimum's eight 128 ms blocks turn over
     samples = 0.01 * rng.standard_normal(len(t)) * (1 + np.sin(2 * np.pi * 0.7 * t)) \
         + 0.1 * np.sin(2 * np.pi * 300 * t) * (np.sin(2 * np.pi * 2 * t) > 0)
     direct = _direct_rows(samples)
@@ -107,6 +113,11 @@ def test_the_input_rows_match_a_direct_computation():
     for index, row in enumerate(tbg.ROWS):
         np.testing.assert_allclose(ours[:, 32 * index:32 * (index + 1)], direct[row], rtol=0, atol=1e-9,
                                    err_msg=row)
+    level_free = tbg.signal_features(samples, ("posterior", "above_minimum"))
+    np.testing.assert_allclose(level_free, np.concatenate([direct["energy"] - direct["mcra"],
+                                                           direct["energy"] - direct["minimum"]], axis=1),
+                               rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(tbg.select(ours, ("posterior", "above_minimum")), level_free)
     # --rows picks and orders rows from inputs built with all of them
     picked = tbg.select(ours, ("mcra", "energy"))
     np.testing.assert_allclose(picked, np.concatenate([direct["mcra"], direct["energy"]], axis=1), rtol=0, atol=1e-9)
@@ -130,6 +141,32 @@ def test_the_loss_is_rnnoises_with_hand_computed_values():
     assert tbg.rnnoise_loss(gains, target, mask).item() == pytest.approx((low + high) / 2, rel=1e-5)
     assert tbg.rnnoise_loss(gains, target, mask, under_weight=3).item() == pytest.approx((3 * low + high) / 2,
                                                                                           rel=1e-5)
+
+
+def test_the_compressed_loss_matches_hand_computed_values():
+    gains = torch.tensor([[0.25, 1.0, 0.5]])
+    target = torch.tensor([[1.0, 0.64, 0.1]])
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    level = torch.tensor([[4.0, 1.0, 9.0]])
+    # c = 0.5: band 0 weight √4 = 2, error √0.25 − √1 = −0.5 (too low); band 1 weight 1, error 1 − 0.8 = 0.2.
+    assert tbg.compressed_loss(gains, target, mask, level, 0.5).item() == pytest.approx((2 * 0.25 + 0.04) / 3)
+    assert tbg.compressed_loss(gains, target, mask, level, 0.5, under_weight=3).item() == pytest.approx(
+        (3 * 2 * 0.25 + 0.04) / 3)
+    # c = 1: the energy-weighted squared gain error, (4·0.75² + 0.36²) / 5
+    assert tbg.compressed_loss(gains, target, mask, level, 1.0).item() == pytest.approx((4 * 0.5625 + 0.1296) / 5)
+
+
+def test_the_snr_loss_is_minus_the_band_domain_snr_improvement():
+    target = torch.tensor([[[1.0, 0.0], [0.5, 0.0]]])        # one sequence, two hops, two bands
+    level = torch.tensor([[[2.0, 1.0], [4.0, 1.0]]])
+    mask = torch.ones_like(target)
+    gains = torch.tensor([[[0.5, 0.1], [0.5, 0.2]]])
+    # input error Σ Y (1 − g*)² = 1 + 4·0.25 + 1 = 3; output error 2·0.25 + 0.01 + 0 + 0.04 = 0.55; floor 10⁻⁴·8
+    expected = 10 * np.log10((0.55 + 8e-4) / (3 + 8e-4))
+    assert tbg.snr_loss(gains, target, mask, level).item() == pytest.approx(expected, rel=1e-5)
+    # gain too low in the first bin only (0.5 < 1): its error 2·0.25 weighted 3 times
+    expected = 10 * np.log10((0.55 + 1.0 + 8e-4) / (3 + 8e-4))
+    assert tbg.snr_loss(gains, target, mask, level, under_weight=3).item() == pytest.approx(expected, rel=1e-5)
 
 
 def test_targets_are_one_for_speech_alone_and_half_for_speech_at_half_the_amplitude():
