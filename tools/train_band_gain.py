@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import sys
 import time
@@ -90,23 +91,24 @@ def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np
     energy = power @ bands
     level = ne.decibels(energy)
     smoothed = ne.smooth(energy, ne.smoothing_factor(SPEC_INPUT))
+    noise = functools.cache(lambda: bg.mcra_noise(power))   # MCRA, the costly part, run once
     made = {
         "energy": lambda: level,
         "delta": lambda: np.diff(level, axis=0, prepend=level[:1]),
         "smoothed": lambda: ne.decibels(smoothed),
         "minimum": lambda: ne.decibels(ne.block_minimum(smoothed, SPEC_INPUT["minimum_block_frames"],
                                                         SPEC_INPUT["minimum_blocks"])),
-        "mcra": lambda: ne.decibels(bg.mcra_noise(power) @ bands),
-        "mcra_gain": lambda: ne.decibels(mcra_band_gain(power, bands)),
+        "mcra": lambda: ne.decibels(noise() @ bands),
+        "mcra_gain": lambda: ne.decibels(mcra_band_gain(power, noise(), bands)),
     }
     made.update({row: (lambda a=a, b=b: made[a]() - made[b]()) for row, (a, b) in DIFFERENCES.items()})
     return np.concatenate([made[row]() for row in rows], axis=1)
 
 
-def mcra_band_gain(power: np.ndarray, bands: np.ndarray) -> np.ndarray:
-    """[hops, B] what today's path (MCRA and the decision-directed gain rule, default strength) does to each band's
-    energy: Σ_k M(b, k) G² P / Σ_k M(b, k) P."""
-    gains = bg.decision_directed_gains(power, bg.mcra_noise(power))
+def mcra_band_gain(power: np.ndarray, noise: np.ndarray, bands: np.ndarray) -> np.ndarray:
+    """[hops, B] what today's path (the decision-directed gain rule on MCRA's estimate ``noise``, default strength)
+    does to each band's energy: Σ_k M(b, k) G² P / Σ_k M(b, k) P."""
+    gains = bg.decision_directed_gains(power, noise)
     return (gains ** 2 * power) @ bands / np.maximum(power @ bands, ne.LOG_FLOOR)
 
 
