@@ -8,11 +8,12 @@ interpolated to bins between the Mel bands' centres (``noise_estimator.interpola
 The MCRA path matches ``hearalert enhance --mode low-latency --noise-estimator mcra`` to about −90…−140 dB
 (float32 against float64); with the real-noise set it gives the same table row as the host (Enhancement/README.md).
 
-``score`` runs, over a corpus with clean/ references (shared/docs/CORPUS.md), the MCRA path and the oracle band
-gains: per 4 ms frame and band, g = √(S/Y) from the separately known speech S and the mixture Y (RNNoise's
-training target, Valin 2018), instantaneous or smoothed as the noise estimate's band power is — the upper bound
-of a learned band gain in this framing. Scores are score_enhancement.py's own (SNR, segmental SNR, PESQ-WB, STOI)
-and its table.
+``score`` runs, over a corpus with clean/ references (shared/docs/CORPUS.md), the MCRA path, the oracle band
+gains — per 4 ms frame and band, g = √(S/Y) from the separately known speech S and the mixture Y (RNNoise's
+training target, Valin 2018), instantaneous or smoothed as the noise estimate's band power is: the upper bound
+of a learned band gain in this framing — and any band-gain network of tools/train_band_gain.py given with
+--band-gain-model, its gains through the same path. Scores are score_enhancement.py's own (SNR, segmental SNR,
+PESQ-WB, STOI) and its table.
 
 Example (the real-noise set of Enhancement/README.md, about 3 minutes on one core):
   nice -n 10 .venv/bin/python tools/band_gain_study.py score --corpus /tmp/enh-real
@@ -148,14 +149,26 @@ def systems(strength: float) -> dict:
     }
 
 
-def score(corpus: Path, pattern: str | None, strength: float) -> tuple[list[str], dict]:
-    """score_enhancement's results structure for score_enhancement.report (each output is aligned already)."""
+def network_system(path: Path, strength: float) -> tuple[str, object]:
+    """(table name, function) of a band-gain network written by train_band_gain.py, its gains in this path."""
+    import train_band_gain   # PyTorch, only when a network is scored
+
+    model, rows = train_band_gain.load(path)
+    return f"band-gain network {path.stem}", lambda noisy, clean: apply_band_gains(
+        noisy, train_band_gain.predict_gains(model, noisy, rows), strength)
+
+
+def score(corpus: Path, pattern: str | None, strength: float, networks: tuple[Path, ...] = ()
+          ) -> tuple[list[str], dict]:
+    """score_enhancement's results structure for score_enhancement.report (each output is aligned already), with
+    a row for each band-gain network of ``networks``."""
     extras = json.loads((corpus / "corpus.json").read_text()).get("files", {})
     names = [line.split("\t")[0] for line in (corpus / "files.tsv").read_text().splitlines()[1:] if line]
     names = [name for name in names if pattern is None or fnmatch.fnmatchcase(name, pattern)]
     if not names:
         raise ValueError(f"{corpus / 'files.tsv'}: no file" + (f" matches {pattern!r}" if pattern else ""))
     variants = systems(strength)
+    variants.update(network_system(path, strength) for path in networks)
     results: dict = defaultdict(lambda: defaultdict(list))
     lags: dict = defaultdict(list)
     for name in names:
@@ -184,12 +197,15 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--files", help="only files whose names match this shell pattern, e.g. '*_snr05_*'")
     run.add_argument("--strength", type=float, default=DEFAULT_STRENGTH,
                      help="the enhancer's strength: over-subtraction and floor (default %(default)s)")
+    run.add_argument("--band-gain-model", type=Path, action="append", default=[],
+                     help="also score this network of tools/train_band_gain.py (its .pt; the .json beside it); "
+                          "repeat for several")
     run.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
     args = parser.parse_args(argv)
     if not 0 <= args.strength <= 1:
         parser.error(f"--strength must be within 0..1, got {args.strength}")
     try:
-        names, scored = score(args.corpus, args.files, args.strength)
+        names, scored = score(args.corpus, args.files, args.strength, tuple(args.band_gain_model))
     except (OSError, ValueError) as error:
         parser.error(str(error))
     table = se.report(names, scored, "tools/band_gain_study.py " + " ".join(argv if argv is not None else

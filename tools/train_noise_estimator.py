@@ -165,6 +165,28 @@ class Mixer:
         return speech * gain, noise * gain
 
 
+def split_catalogue(corpus: Path, min_speech_bandwidth_hz: float, val_share: float, seed: int,
+                    snr: tuple[float, float]) -> list[Mixer]:
+    """[training mixer, validation mixer] over ``read_catalogue``'s recordings, whole sources held out
+    (``held_out_sources``), sharing one generator seeded with ``seed``; each step printed. ValueError in one line
+    when the catalogue lacks either kind or a kind has a single source."""
+    speech, noise = read_catalogue(corpus, min_speech_bandwidth_hz)
+    print(f"speech: {len(speech)} train-role recordings with a bandwidth of at least {min_speech_bandwidth_hz:g} Hz",
+          flush=True)
+    split = {}
+    for name, pool in (("speech", speech), ("noise", noise)):
+        held = held_out_sources(pool, val_share)
+        if not held:
+            raise ValueError(f"{name}: all recordings come from one source ({pool[0].source}); validation needs "
+                             "another")
+        split[name] = ([r for r in pool if r.source not in held], [r for r in pool if r.source in held])
+        print(f"{name} sources held out for validation: {', '.join(sorted(held))}", flush=True)
+    print(f"speech: {len(split['speech'][0])} train / {len(split['speech'][1])} validation recordings; "
+          f"noise: {len(split['noise'][0])} / {len(split['noise'][1])}", flush=True)
+    rng = np.random.default_rng(seed)
+    return [Mixer(split["speech"][side], split["noise"][side], rng, snr) for side in (0, 1)]
+
+
 def build(mixer: Mixer, count: int, seconds: float, spec_input: dict, filterbank: np.ndarray):
     """Network inputs [frames, K+2, B] and targets [frames, B] of ``count`` mixtures (every other frame), float32."""
     inputs, goals = [], []
@@ -262,28 +284,14 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     started = time.monotonic()
     try:
-        speech, noise = read_catalogue(args.corpus, args.min_speech_bandwidth_hz)
+        mixers = split_catalogue(args.corpus, args.min_speech_bandwidth_hz, args.val_sources, args.seed,
+                                 tuple(args.snr))
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
-    print(f"speech: {len(speech)} train-role recordings with a bandwidth of at least "
-          f"{args.min_speech_bandwidth_hz:g} Hz", flush=True)
-    split = {}
-    for name, pool in (("speech", speech), ("noise", noise)):
-        held = held_out_sources(pool, args.val_sources)
-        if not held:
-            print(f"{name}: all recordings come from one source ({pool[0].source}); validation needs another",
-                  file=sys.stderr)
-            return 2
-        split[name] = ([r for r in pool if r.source not in held], [r for r in pool if r.source in held])
-        print(f"{name} sources held out for validation: {', '.join(sorted(held))}", flush=True)
-    print(f"speech: {len(split['speech'][0])} train / {len(split['speech'][1])} validation recordings; "
-          f"noise: {len(split['noise'][0])} / {len(split['noise'][1])}", flush=True)
 
     spec_input = ne.default_input(recent_frames=args.recent_frames)
     filterbank = features.mel_filterbank(ne.FEATURES)
-    rng = np.random.default_rng(args.seed)
-    mixers = [Mixer(split["speech"][side], split["noise"][side], rng, tuple(args.snr)) for side in (0, 1)]
     data_key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr),
                            args.val_sources, spec_input, str(args.corpus.resolve()), args.min_speech_bandwidth_hz])
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None

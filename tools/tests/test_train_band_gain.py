@@ -1,0 +1,227 @@
+"""tools/train_band_gain.py: the recurrent band-gain network is causal and streams, its input rows match a direct
+loop computation, its loss matches hand-computed values, and a short training run on synthetic audio lowers the
+loss and writes a network that band_gain_study.py scores."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import band_gain_study as bg
+import features
+import noise_estimator as ne
+import train_band_gain as tbg
+from test_band_gain_study import small_set  # noqa: F401  (a fixture)
+from test_noise_estimator import _catalogue
+
+
+def _network(inputs=20, hidden=6, layers=2, seed=0) -> tbg.BandGainNet:
+    torch.manual_seed(seed)
+    model = tbg.BandGainNet(inputs, hidden, layers)
+    with torch.no_grad():
+        model.shift.uniform_(-50, 0)
+        model.scale.uniform_(0.05, 0.2)
+    return model.eval()
+
+
+def test_a_gain_does_not_change_when_later_hops_change():
+    model = _network()
+    x = torch.randn(2, 40, 20) * 10 - 30
+    changed = x.clone()
+    changed[:, 25:] = torch.randn(2, 15, 20) * 10
+    with torch.no_grad():
+        before, after = model(x)[0], model(changed)[0]
+    assert torch.equal(before[:, :25], after[:, :25])
+    assert not torch.allclose(before[:, 25:], after[:, 25:])   # the change does reach the later hops
+
+
+def test_hop_by_hop_with_the_state_carried_equals_the_whole_sequence():
+    model = _network(layers=3)
+    x = torch.randn(1, 30, 20) * 10 - 30
+    with torch.no_grad():
+        whole = model(x)[0]
+        state, hops = None, []
+        for t in range(30):
+            gains, state = model(x[:, t:t + 1], state)
+            hops.append(gains)
+    torch.testing.assert_close(torch.cat(hops, dim=1), whole, rtol=0, atol=1e-6)
+
+
+def test_folding_the_normalisation_into_the_first_gru_keeps_every_gain():
+    model = _network()
+    x = torch.randn(3, 25, 20) * 10 - 30
+    with torch.no_grad():
+        before = model(x)[0]
+        model.fold_normalisation()
+        after = model(x)[0]
+    assert torch.all(model.shift == 0) and torch.all(model.scale == 1)
+    torch.testing.assert_close(after, before, rtol=0, atol=1e-5)
+
+
+def test_weights_and_cost_are_counted_as_alertnet_counts_them():
+    model = tbg.BandGainNet(128, 48, 2)
+    # GRU: 3H(I + H) weights and 2·3H biases; dense H·32 + 32.
+    assert model.weight_count() == 3 * 48 * (128 + 48) + 6 * 48 + 3 * 48 * 96 + 6 * 48 + 48 * 32 + 32
+    gru_flops = [2 * 3 * 48 * (128 + 48) + 6 * 48 + 14 * 48, 2 * 3 * 48 * 96 + 6 * 48 + 14 * 48]
+    assert model.mflop_per_hop() == pytest.approx((sum(gru_flops) + 2 * 48 * 32 + 32 + 3 * 32) / 1e6)
+
+
+def _direct_rows(samples: np.ndarray) -> dict[str, np.ndarray]:
+    """The input rows by explicit loops over hops: frames cut by hand, smoothing, minimum and delta as written in
+    the definition (train_band_gain's docstring)."""
+    n_fft, hop = ne.N_FFT, ne.HOP
+    x = np.concatenate([np.zeros(n_fft - hop), samples, np.zeros(2 * hop)])
+    hops = (len(samples) + 2 * hop) // hop
+    window = ne.analysis_window()
+    mel = features.mel_filterbank(ne.FEATURES).astype(np.float64)
+    alpha = 0.8 ** ((hop / ne.SAMPLE_RATE) / 0.010)
+    power = np.empty((hops, n_fft // 2 + 1))
+    for t in range(hops):
+        spectrum = np.fft.rfft(x[t * hop:t * hop + n_fft] * window)
+        power[t] = np.abs(spectrum) ** 2
+    energy = power @ mel.T
+    smoothed = np.empty_like(energy)
+    minimum = np.empty_like(energy)
+    for t in range(hops):
+        smoothed[t] = energy[0] if t == 0 else alpha * smoothed[t - 1] + (1 - alpha) * energy[t]
+        oldest_block = max(0, t // 32 - 7)
+        minimum[t] = smoothed[oldest_block * 32:t + 1].min(axis=0)
+    mcra = np.full_like(power, ne.SMALLEST_POWER)
+    mcra[3:] = ne.mcra(power[3:])   # the first whole frame: 256 samples = 4 hops, three frames hold leading zeros
+    gains = bg.decision_directed_gains(power, mcra)
+    band_gain = np.empty_like(energy)
+    for t in range(hops):
+        for b in range(mel.shape[0]):
+            band_gain[t, b] = sum(mel[b, k] * gains[t, k] ** 2 * power[t, k] for k in range(power.shape[1])) \
+                / max(sum(mel[b, k] * power[t, k] for k in range(power.shape[1])), 1e-10)
+    db = lambda v: 10 * np.log10(np.maximum(v, 1e-10))  # noqa: E731
+    level = db(energy)
+    return {"energy": level, "delta": np.r_[np.zeros((1, level.shape[1])), level[1:] - level[:-1]],
+            "smoothed": db(smoothed), "minimum": db(minimum), "mcra": db(mcra @ mel.T), "mcra_gain": db(band_gain)}
+
+
+def test_the_input_rows_match_a_direct_computation():
+    rng = np.random.default_rng(11)
+    t = np.arange(int(1.5 * ne.SAMPLE_RATE)) / ne.SAMPLE_RATE   # 1.5 s: the minimum's eight 128 ms blocks turn over
+    samples = 0.01 * rng.standard_normal(len(t)) * (1 + np.sin(2 * np.pi * 0.7 * t)) \
+        + 0.1 * np.sin(2 * np.pi * 300 * t) * (np.sin(2 * np.pi * 2 * t) > 0)
+    direct = _direct_rows(samples)
+    ours = tbg.signal_features(samples, tbg.ROWS)
+    assert ours.shape == (len(samples) // ne.HOP + 2, len(tbg.ROWS) * 32)
+    for index, row in enumerate(tbg.ROWS):
+        np.testing.assert_allclose(ours[:, 32 * index:32 * (index + 1)], direct[row], rtol=0, atol=1e-9,
+                                   err_msg=row)
+    level_free = tbg.signal_features(samples, ("posterior", "above_minimum"))
+    np.testing.assert_allclose(level_free, np.concatenate([direct["energy"] - direct["mcra"],
+                                                           direct["energy"] - direct["minimum"]], axis=1),
+                               rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(tbg.select(ours, ("posterior", "above_minimum")), level_free)
+    # --rows picks and orders rows from inputs built with all of them
+    picked = tbg.select(ours, ("mcra", "energy"))
+    np.testing.assert_allclose(picked, np.concatenate([direct["mcra"], direct["energy"]], axis=1), rtol=0, atol=1e-9)
+
+
+def test_the_input_rows_of_a_hop_do_not_depend_on_later_samples():
+    samples = np.random.default_rng(12).standard_normal(8000)
+    whole = tbg.signal_features(samples, tbg.ROWS)
+    prefix = tbg.signal_features(samples[:5120], tbg.ROWS)
+    np.testing.assert_array_equal(prefix[:5120 // ne.HOP], whole[:5120 // ne.HOP])
+
+
+def test_the_loss_is_rnnoises_with_hand_computed_values():
+    gains = torch.tensor([[0.25, 1.0, 0.25]])
+    target = torch.tensor([[1.0, 0.25, 0.0]])
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    # band 0: d = √0.25 − 1 = −0.5 (too low): 10·0.0625 + 0.25 + 0.01·(−ln 0.25); band 1: d = +0.5, BCE of a gain
+    # of 1 against 0.25 is 0.75·100 (PyTorch clamps log 0 at −100); band 2 is masked.
+    low = 0.625 + 0.25 + 0.01 * np.log(4)
+    high = 0.625 + 0.25 + 0.01 * 75
+    assert tbg.rnnoise_loss(gains, target, mask).item() == pytest.approx((low + high) / 2, rel=1e-5)
+    assert tbg.rnnoise_loss(gains, target, mask, under_weight=3).item() == pytest.approx((3 * low + high) / 2,
+                                                                                          rel=1e-5)
+
+
+def test_the_compressed_loss_matches_hand_computed_values():
+    gains = torch.tensor([[0.25, 1.0, 0.5]])
+    target = torch.tensor([[1.0, 0.64, 0.1]])
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    level = torch.tensor([[4.0, 1.0, 9.0]])
+    # c = 0.5: band 0 weight √4 = 2, error √0.25 − √1 = −0.5 (too low); band 1 weight 1, error 1 − 0.8 = 0.2.
+    assert tbg.compressed_loss(gains, target, mask, level, 0.5).item() == pytest.approx((2 * 0.25 + 0.04) / 3)
+    assert tbg.compressed_loss(gains, target, mask, level, 0.5, under_weight=3).item() == pytest.approx(
+        (3 * 2 * 0.25 + 0.04) / 3)
+    # c = 1: the energy-weighted squared gain error, (4·0.75² + 0.36²) / 5
+    assert tbg.compressed_loss(gains, target, mask, level, 1.0).item() == pytest.approx((4 * 0.5625 + 0.1296) / 5)
+
+
+def test_the_snr_loss_is_minus_the_band_domain_snr_improvement():
+    target = torch.tensor([[[1.0, 0.0], [0.5, 0.0]]])        # one sequence, two hops, two bands
+    level = torch.tensor([[[2.0, 1.0], [4.0, 1.0]]])
+    mask = torch.ones_like(target)
+    gains = torch.tensor([[[0.5, 0.1], [0.5, 0.2]]])
+    # input error Σ Y (1 − g*)² = 1 + 4·0.25 + 1 = 3; output error 2·0.25 + 0.01 + 0 + 0.04 = 0.55; floor 10⁻⁴·8
+    expected = 10 * np.log10((0.55 + 8e-4) / (3 + 8e-4))
+    assert tbg.snr_loss(gains, target, mask, level).item() == pytest.approx(expected, rel=1e-5)
+    # gain too low in the first bin only (0.5 < 1): its error 2·0.25 weighted 3 times
+    expected = 10 * np.log10((0.55 + 1.0 + 8e-4) / (3 + 8e-4))
+    assert tbg.snr_loss(gains, target, mask, level, under_weight=3).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_targets_are_one_for_speech_alone_and_half_for_speech_at_half_the_amplitude():
+    x = np.random.default_rng(13).standard_normal(4000)
+    goal, mask = tbg.targets(x, np.zeros_like(x))
+    np.testing.assert_allclose(goal[bg.PARTIAL_FRAMES:-2], 1.0, atol=1e-12)
+    goal, mask = tbg.targets(x, x)
+    np.testing.assert_allclose(goal[bg.PARTIAL_FRAMES:-2], 0.5, rtol=1e-9)
+    assert mask[bg.PARTIAL_FRAMES:-2].all()
+    silent, mask = tbg.targets(np.zeros(4000), np.zeros(4000))
+    assert not mask.any()   # no energy in the mixture: left out of the loss
+
+
+def _train(root: Path, out: Path, *more: str) -> int:
+    return tbg.main(["--corpus", str(root), "--out", str(out), "--mixtures", "4", "--val-mixtures", "2",
+                     "--score-mixtures", "1", "--seconds", "1", "--hidden", "8", "--batch", "2",
+                     "--val-sources", "0.4", "--seed", "3", *more])
+
+
+def test_a_short_training_run_lowers_the_loss_and_writes_a_network_that_loads(tmp_path, capsys):
+    _catalogue(tmp_path)
+    sources = tmp_path / "ENHANCEMENT_SOURCES.tsv"
+    assert _train(tmp_path, tmp_path / "net.pt", "--epochs", "12", "--patience", "12", "--lr", "0.01",
+                  "--sources", str(sources)) == 0
+    out = capsys.readouterr().out
+    assert "epoch 12:" in out and "band-gain network:" in out
+    description = json.loads((tmp_path / "net.json").read_text())
+    history = description["training"]["history"]
+    assert history[-1][1] < 0.8 * history[0][1]   # training loss
+    assert min(entry[2] for entry in history) < history[0][2]   # validation loss
+    assert description["input"]["rows"] == list(tbg.DEFAULT_ROWS)
+    assert description["architecture"]["inputs"] == 32 * len(tbg.DEFAULT_ROWS)
+    model, rows = tbg.load(tmp_path / "net.pt")
+    assert rows == tbg.DEFAULT_ROWS and torch.all(model.shift == 0)   # normalisation folded in
+    names = {line.split("\t")[0] for line in sources.read_text().splitlines()[1:]}
+    assert names and "devsource" not in names and "phone" not in names
+
+
+def test_a_file_that_is_no_band_gain_network_is_refused_in_one_line(tmp_path):
+    (tmp_path / "x.pt").write_bytes(b"not a network")
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a band-gain network"):
+        tbg.load(tmp_path / "x.pt")
+
+
+def test_band_gain_study_scores_a_network_through_the_enhancers_path(small_set, tmp_path):  # noqa: F811
+    model = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1)
+    with torch.no_grad():   # every gain 1: the output is the input
+        model.out.weight.zero_()
+        model.out.bias.fill_(40.0)
+    tbg.save(model, tmp_path / "unit.pt", {"architecture": {"inputs": 32 * len(tbg.DEFAULT_ROWS), "hidden": 4,
+                                                            "layers": 1, "bands": 32},
+                                           "input": {"rows": list(tbg.DEFAULT_ROWS)}})
+    assert bg.main(["score", "--corpus", str(small_set), "--band-gain-model", str(tmp_path / "unit.pt"),
+                    "--out", str(tmp_path / "report.md")]) == 0
+    rows = {line.split(" | ")[2]: line.split(" | ")[4:8] for line in (tmp_path / "report.md").read_text().splitlines()
+            if line.startswith("| all | all |")}
+    assert rows["band-gain network unit"] == rows["unprocessed"]

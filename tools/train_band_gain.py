@@ -1,0 +1,555 @@
+#!/usr/bin/env python3
+"""Train a small causal recurrent network that gives the speech enhancer's per-band gains, on real speech in real
+noise (issue 20: a learned gain inside the enhancer's low-latency signal path).
+
+What it computes, per 4 ms enhancer hop t (the framing of tools/band_gain_study.py, which is the host's low-latency
+path in numpy): from the periodogram of the hop's 16 ms low-delay frame, the 32 Mel band energies E_t(b) of the
+learned noise estimate's layout (tools/noise_estimator.py, FEATURES), and from them the input rows, in dB
+(10·log10 max(x, 1e-10)), chosen by --rows from
+
+  energy    E_t                          the band energies;
+  delta     dB(E_t) − dB(E_{t−1})        their first difference (0 at the first hop);
+  smoothed  S_t = α S_{t−1} + (1 − α) E_t, α = 0.8 per 10 ms (MCRA's αs), S_0 = E_0;
+  minimum   the minimum of S over the current and the 7 earlier blocks of 32 hops (about a second);
+  mcra      the host's MCRA noise estimate (NoisePowerTracker, none before the first whole frame) pooled into
+            the bands;
+  mcra_gain what today's path (MCRA and the decision-directed gain rule, SuppressionGainRule, default strength)
+            does to the band's energy, Σ_k M(b, k) G(k)² P(k) / Σ_k M(b, k) P(k);
+  posterior, above_minimum   energy − mcra and energy − minimum (dB): level-free —
+
+each a causal recursion over past and present hops that the host runs already (MCRA, the gain rule) or that the
+learned noise estimate runs (the smoothed power and its minimum). The network, one step per hop: GRU (rows × 32
+→ H), further GRUs (H → H), dense (H → 32), sigmoid, the gain g_t(b) ∈ (0, 1) of each band, which
+``band_gain_study.apply_band_gains`` interpolates to bins between the bands' centres and floors at the enhancer's
+Gmin (−21 dB at the default strength). Only ops the alertnet C core runs: ``gru`` (nn.GRU, one layer, one
+direction, state carried hop to hop, zero at the stream's start), ``dense`` per frame and ``sigmoid``. The
+inputs are standardised with the training set's mean and deviation per input, and that scaling is folded into
+the first GRU's input weights when the file is written, so it takes raw dB rows.
+
+Target (RNNoise, Valin 2018): g*_t(b) = √(S/Y) of the speech's and the mixture's band energies in the same frame,
+clipped to 1; bands with no energy in the mixture are left out. Losses (--loss; errors where the gain is too low,
+speech removed, weighted --under-weight times):
+  compressed  (default, c = --compression = 1) the squared error of the output's compressed band amplitudes
+              against the speech's, Σ Y^c (g^c − g*^c)² / Σ Y^c per batch, Y the band energy over its sequence's
+              mean: with c = 1 the error energy of the enhanced spectrum, which the SNR counts;
+  rnnoise     RNNoise's, with d = √g − √g*: 10·d⁴ + d² + 0.01·BCE(g, g*), every band alike — measured, it turns
+              clear speech down (Enhancement/EXPERIMENTS.md, 2026-11-26);
+  snr         minus each sequence's SNR improvement in the band domain, in dB.
+The defaults are the settings chosen on the validation mixtures (EXPERIMENTS.md, 2026-11-26).
+
+Data (tools/train_noise_estimator.py's catalogue and Mixer, imported): train-role speech reaching
+--min-speech-bandwidth-hz (default 7 kHz) strung with pauses, in train-role real noise or babble, −5…20 dB SNR,
+−45…−20 dBFS; whole sources held out for validation. Early stopping on the validation loss; after training the
+enhancement itself is scored on validation mixtures (SNRi, segSNRi, PESQ-WB Δ, STOI Δ beside MCRA and the
+oracle), the figures to choose settings by. tools/band_gain_study.py ``score --band-gain-model`` scores a written
+network on a corpus folder.
+
+Writes OUT (a PyTorch state dict of ``BandGainNet``, normalisation folded in) and OUT with suffix .json (the
+architecture, the input rows, weights, MFLOP per hop, the run's settings and validation scores); with --sources,
+the recordings drawn as ``enhancer-train`` rows of that provenance table.
+
+Example (about 8 minutes on one shared core, 4 of them building the mixtures):
+  nice -n 10 .venv/bin/python tools/train_band_gain.py --corpus corpora/real --out /tmp/band-gain/net.pt \\
+      --cache /tmp/band-gain/mixtures.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import band_gain_study as bg
+import features
+import noise_estimator as ne
+import score_enhancement as se
+from fetch_alert_recordings import write_role_rows
+from speech_bandwidth import MIN_SPEECH_BANDWIDTH_HZ
+from train_noise_estimator import SPLIT, Mixer, split_catalogue
+
+ROWS = ("energy", "delta", "smoothed", "minimum", "mcra", "mcra_gain")
+# Rows that are differences of two of ROWS (dB): level-free views of the band energy.
+DIFFERENCES = {"posterior": ("energy", "mcra"), "above_minimum": ("energy", "minimum")}
+DEFAULT_ROWS = ("delta", "posterior", "above_minimum", "mcra_gain")
+BANDS = ne.FEATURES["n_mels"]
+SPEC_INPUT = ne.default_input()   # the smoothing and the minimum's blocks, as the learned noise estimate's
+
+
+def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np.ndarray:
+    """[hops, len(rows)·B] the network's input per hop, from the enhancer's periodograms [hops, bins] (every hop
+    of ``band_gain_study.analyse``, the partial first frames included); rows in the order given."""
+    bands = features.mel_filterbank(ne.FEATURES).T.astype(np.float64)
+    energy = power @ bands
+    level = ne.decibels(energy)
+    smoothed = ne.smooth(energy, ne.smoothing_factor(SPEC_INPUT))
+    noise = functools.cache(lambda: bg.mcra_noise(power))   # MCRA, the costly part, run once
+    made = {
+        "energy": lambda: level,
+        "delta": lambda: np.diff(level, axis=0, prepend=level[:1]),
+        "smoothed": lambda: ne.decibels(smoothed),
+        "minimum": lambda: ne.decibels(ne.block_minimum(smoothed, SPEC_INPUT["minimum_block_frames"],
+                                                        SPEC_INPUT["minimum_blocks"])),
+        "mcra": lambda: ne.decibels(noise() @ bands),
+        "mcra_gain": lambda: ne.decibels(mcra_band_gain(power, noise(), bands)),
+    }
+    made.update({row: (lambda a=a, b=b: made[a]() - made[b]()) for row, (a, b) in DIFFERENCES.items()})
+    return np.concatenate([made[row]() for row in rows], axis=1)
+
+
+def mcra_band_gain(power: np.ndarray, noise: np.ndarray, bands: np.ndarray) -> np.ndarray:
+    """[hops, B] what today's path (the decision-directed gain rule on MCRA's estimate ``noise``, default strength)
+    does to each band's energy: Σ_k M(b, k) G² P / Σ_k M(b, k) P."""
+    gains = bg.decision_directed_gains(power, noise)
+    return (gains ** 2 * power) @ bands / np.maximum(power @ bands, ne.LOG_FLOOR)
+
+
+def signal_features(samples: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np.ndarray:
+    """``band_features`` of a signal, hop by hop as the enhancer analyses it."""
+    spectra = bg.analyse(samples)
+    return band_features(spectra.real ** 2 + spectra.imag ** 2, rows)
+
+
+def targets(speech: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """([hops, B] g* = √(S/Y) clipped to 1, [hops, B] 1 where the mixture's band holds energy, else 0)."""
+    bands = features.mel_filterbank(ne.FEATURES).T.astype(np.float64)
+    mixture = np.abs(bg.analyse(speech + noise)) ** 2 @ bands
+    return bg.oracle_band_gains(speech + noise, speech), (mixture > ne.LOG_FLOOR).astype(np.float64)
+
+
+class BandGainNet(nn.Module):
+    """GRU (inputs → hidden), ``layers − 1`` more GRUs (hidden → hidden), dense (hidden → bands), sigmoid; per step
+    of a [batch, hops, inputs] sequence, with the inputs standardised by ``shift`` and ``scale`` (zero and one
+    once ``fold_normalisation`` has moved them into the first GRU)."""
+
+    def __init__(self, inputs: int, hidden: int, layers: int = 2, bands: int = BANDS):
+        super().__init__()
+        self.grus = nn.ModuleList(nn.GRU(inputs if index == 0 else hidden, hidden, batch_first=True)
+                                  for index in range(layers))
+        self.out = nn.Linear(hidden, bands)
+        self.register_buffer("shift", torch.zeros(inputs))
+        self.register_buffer("scale", torch.ones(inputs))
+
+    def forward(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
+                ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """(gains [batch, hops, bands], each GRU's last hidden state): feeding the states back continues a stream."""
+        h = (x - self.shift) * self.scale
+        states = []
+        for index, gru in enumerate(self.grus):
+            h, last = gru(h, None if state is None else state[index])
+            states.append(last)
+        return torch.sigmoid(self.out(h)), states
+
+    def fold_normalisation(self) -> None:
+        """Make the first GRU take raw rows: W_ih' = W_ih·diag(scale), b_ih' = b_ih − W_ih' shift (its input enters
+        every gate only through W_ih x + b_ih)."""
+        first = self.grus[0]
+        with torch.no_grad():
+            first.weight_ih_l0.mul_(self.scale)
+            first.bias_ih_l0.sub_(first.weight_ih_l0 @ self.shift)
+            self.shift.zero_()
+            self.scale.fill_(1.0)
+
+    def sequential(self) -> nn.Sequential:
+        """The layers in the order they run, as ``export.export_torch`` walks a recurrent network (after
+        ``fold_normalisation``; PyTorch cannot run this Sequential itself, a GRU returns a tuple)."""
+        return nn.Sequential(*self.grus, self.out, nn.Sigmoid())
+
+    def weight_count(self) -> int:
+        return sum(parameter.numel() for parameter in self.parameters())
+
+    def mflop_per_hop(self) -> float:
+        """alertnet's count (FORMAT.md, "Reported costs"): 2 per weight, 1 per bias, 14 per GRU unit, 3 per sigmoid
+        output."""
+        flops = 0
+        for gru in self.grus:
+            flops += 2 * (gru.weight_ih_l0.numel() + gru.weight_hh_l0.numel()) + 2 * 3 * gru.hidden_size \
+                + 14 * gru.hidden_size
+        flops += 2 * self.out.weight.numel() + self.out.bias.numel() + 3 * self.out.out_features
+        return flops / 1e6
+
+
+def rnnoise_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, under_weight: float = 1.0
+                 ) -> torch.Tensor:
+    """RNNoise's loss (training/rnn_train.py ``mycost``) over the masked bands: 10·d⁴ + d² + 0.01·BCE with
+    d = √g − √g*; where d < 0 (gain too low: speech taken away) weighted ``under_weight``."""
+    d = gains.clamp_min(1e-8).sqrt() - target.sqrt()
+    per_band = 10 * d ** 4 + d ** 2 + 0.01 * F.binary_cross_entropy(gains, target, reduction="none")
+    weight = mask * torch.where(d < 0, under_weight, 1.0)
+    return (weight * per_band).sum() / mask.sum().clamp_min(1.0)
+
+
+def compressed_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, level: torch.Tensor,
+                    compression: float, under_weight: float = 1.0) -> torch.Tensor:
+    """Signal approximation on compressed band amplitudes: with A the mixture's band amplitude (``level`` = its
+    band energy over the sequence's mean, A² up to a constant), the error of the output against the speech,
+    ((g·A)^c − (g*·A)^c)² = level^c·(g^c − g*^c)², averaged with the weights level^c over the masked bands; where
+    the gain is too low weighted ``under_weight``. c = 1 is the squared error of the enhanced spectrum, which the
+    SNR counts; smaller c weighs quiet bands up, as loudness does."""
+    weight = mask * level ** compression
+    error = gains.clamp_min(1e-8) ** compression - target ** compression
+    return (weight * torch.where(error < 0, under_weight, 1.0) * error ** 2).sum() / weight.sum().clamp_min(1e-12)
+
+
+def snr_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, level: torch.Tensor,
+             under_weight: float = 1.0) -> torch.Tensor:
+    """Minus the SNR improvement of each sequence in the band domain, in dB, averaged over the batch: with the
+    mixture's band energy Y (``level``, relative), 10·log10(Σ Y (g − g*)² / Σ Y (1 − g*)²), the error energy of the
+    output over that of the input (g = 1), both floored at 10⁻⁴ of the sequence's energy (−40 dB). Each sequence
+    counts alike in dB, as in the SNRi the enhancer is scored by; where the gain is too low the error is weighted
+    ``under_weight``."""
+    weight = mask * level
+    error = gains - target
+    output = (weight * torch.where(error < 0, under_weight, 1.0) * error ** 2).sum(dim=(1, 2))
+    floor = 1e-4 * weight.sum(dim=(1, 2))
+    return torch.mean(10 * torch.log10((output + floor) / ((weight * (1 - target) ** 2).sum(dim=(1, 2)) + floor)))
+
+
+def predict_gains(model: BandGainNet, samples: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
+    """[hops, B] the network's gains for a whole signal, from a zero state at its start."""
+    with torch.no_grad():
+        x = torch.as_tensor(signal_features(samples, rows), dtype=torch.float32)[None]
+        return model(x)[0][0].double().numpy()
+
+
+def save(model: BandGainNet, path: Path, description: dict) -> None:
+    """The state dict (normalisation folded) at ``path``, the architecture and ``description`` beside it (.json)."""
+    folded = copy.deepcopy(model)
+    folded.fold_normalisation()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(folded.state_dict(), path)
+    path.with_suffix(".json").write_text(json.dumps(description, indent=1) + "\n")
+
+
+def load(path: Path) -> tuple[BandGainNet, tuple[str, ...]]:
+    """(the network, its input rows) from ``save``'s two files."""
+    try:
+        description = json.loads(path.with_suffix(".json").read_text())
+        architecture = description["architecture"]
+        rows = tuple(description["input"]["rows"])
+        model = BandGainNet(architecture["inputs"], architecture["hidden"], architecture["layers"],
+                            architecture["bands"])
+        model.load_state_dict(torch.load(path, weights_only=True))
+    except (OSError, KeyError, TypeError, json.JSONDecodeError, RuntimeError) as error:
+        raise ValueError(f"{path}: not a band-gain network written by train_band_gain.py ({error})") from None
+    model.eval()
+    return model, rows
+
+
+def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...]):
+    """(inputs [count, hops, F], targets and masks [count, hops, B], float32; the signals (speech, noise))."""
+    inputs, goals, masks, signals = [], [], [], []
+    for _ in range(count):
+        speech, noise = mixer.mixture(seconds)
+        inputs.append(signal_features(speech + noise, rows).astype(np.float32))
+        goal, mask = targets(speech, noise)
+        goals.append(goal.astype(np.float32))
+        masks.append(mask.astype(np.float32))
+        signals.append((speech, noise))
+    return np.stack(inputs), np.stack(goals), np.stack(masks), signals
+
+
+def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batch: int, lr: float, patience: int,
+        seed: int, crop: int | None = None, input_noise: float = 0.0, minutes: float = float("inf"), log=print
+        ) -> list[tuple[int, float, float]]:
+    """Adam on stretches of ``crop`` hops of the training sequences (each epoch cuts every sequence anew, from a
+    random offset, and shuffles the stretches; the GRUs start from zero at each) or on whole sequences, validated
+    on whole sequences, the best epoch's weights by validation loss kept, the learning rate halved after each
+    epoch without a better one; stops after ``patience`` such epochs in a row, or after the epoch that ends past ``minutes``. ``train`` and ``val`` are (inputs, targets, masks,
+    relative band energies), ``loss(gains, targets, masks, energies)``; ``input_noise``: the deviation of Gaussian
+    noise added to the standardised training inputs (a regulariser). Returns (epoch, training loss, validation
+    loss) per epoch."""
+    train = tuple(torch.as_tensor(a) for a in train)
+    val = tuple(torch.as_tensor(a) for a in val)
+    optimiser = torch.optim.Adam(model.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+
+    def validation_loss() -> float:
+        model.eval()
+        with torch.no_grad():
+            value = loss(model(val[0])[0], *val[1:]).item()
+        model.train()
+        return value
+
+    history, best, best_state, waited = [], float("inf"), copy.deepcopy(model.state_dict()), 0
+    started = time.monotonic()
+    count, hops = train[0].shape[:2]
+    for epoch in range(1, epochs + 1):
+        length = hops if crop is None else min(crop, hops)
+        offset = int(torch.randint(hops - length * (hops // length) + 1, (1,), generator=generator))
+        pieces = torch.cartesian_prod(torch.arange(count), torch.arange(offset, hops - length + 1, length))
+        pieces = pieces[torch.randperm(len(pieces), generator=generator)]
+        losses = []
+        for start in range(0, len(pieces), batch):
+            chosen = pieces[start:start + batch]
+            stretch = chosen[:, 1:] + torch.arange(length)
+            x, *goals = (a[chosen[:, :1], stretch] for a in train)
+            if input_noise > 0:
+                x = x + input_noise * torch.randn(x.shape, generator=generator) / model.scale
+            value = loss(model(x)[0], *goals)
+            optimiser.zero_grad()
+            value.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimiser.step()
+            losses.append(value.item())
+        val_loss = validation_loss()
+        history.append((epoch, float(np.mean(losses)), val_loss))
+        better = val_loss < best
+        if better:
+            best, best_state, waited = val_loss, copy.deepcopy(model.state_dict()), 0
+        else:
+            waited += 1
+            for group in optimiser.param_groups:
+                group["lr"] /= 2
+        log(f"epoch {epoch}: training loss {history[-1][1]:.5f}, validation loss {val_loss:.5f}"
+            f"{' (best)' if better else ''} ({time.monotonic() - started:.0f} s)")
+        if waited >= patience:
+            log(f"stopped: no better validation loss for {patience} epochs")
+            break
+        if time.monotonic() - started > 60 * minutes:
+            log(f"stopped: past {minutes:g} minutes")
+            break
+    model.load_state_dict(best_state)
+    return history
+
+
+def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float) -> dict:
+    """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network's
+    gains and the oracle gains, each through band_gain_study's path (score_enhancement's metrics)."""
+    systems = {
+        "mcra + gain rule": lambda noisy, clean: bg.enhance_mcra(noisy, strength),
+        "band-gain network": lambda noisy, clean: bg.apply_band_gains(noisy, predict_gains(model, noisy, rows),
+                                                                      strength),
+        "oracle band gain": lambda noisy, clean: bg.apply_band_gains(noisy, bg.oracle_band_gains(noisy, clean),
+                                                                     strength),
+    }
+    sums = {name: np.zeros(4) for name in systems}
+    metrics = ("snr", "segsnr", "pesq", "stoi")
+    for speech, noise in signals:
+        noisy = speech + noise
+        base = se.score_pair(speech, noisy)
+        for name, run in systems.items():
+            scored = se.score_pair(speech, run(noisy, speech))
+            sums[name] += [scored[m] - base[m] for m in metrics]
+    return {name: dict(zip(("snri_db", "segsnri_db", "pesq_delta", "stoi_delta"), (total / len(signals)).tolist()))
+            for name, total in sums.items()}
+
+
+def parse_rows(text: str) -> tuple[str, ...]:
+    rows = tuple(row for row in text.split(",") if row)
+    unknown = [row for row in rows if row not in ROWS + tuple(DIFFERENCES)]
+    if unknown or not rows or len(set(rows)) != len(rows):
+        raise argparse.ArgumentTypeError(f"expected distinct rows from {', '.join(ROWS + tuple(DIFFERENCES))}, "
+                                         f"got {text!r}")
+    return rows
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--corpus", type=Path, required=True,
+                   help="real-audio folder with index.tsv (path, role, kind, source, ...); only role train is read")
+    p.add_argument("--out", type=Path, required=True,
+                   help="state dict to write (e.g. net.pt); its description goes beside it as net.json")
+    p.add_argument("--sources", type=Path,
+                   help=f"provenance table (models/SOURCES.tsv columns) whose {SPLIT} rows are replaced by the "
+                        "recordings drawn, other rows kept; not written unless given")
+    p.add_argument("--seed", type=int, default=1, help="random seed: mixtures, weights, batches (default 1)")
+    p.add_argument("--mixtures", type=int, default=800, help="training mixtures (default 800)")
+    p.add_argument("--val-mixtures", type=int, default=80, help="validation mixtures (default 80)")
+    p.add_argument("--score-mixtures", type=int, default=40,
+                   help="validation mixtures whose enhancement is scored after training (default 40; 0: none)")
+    p.add_argument("--seconds", type=float, default=4.0, help="length of each mixture (default 4 s)")
+    p.add_argument("--snr", type=float, nargs=2, default=(-5.0, 20.0), metavar=("LOW", "HIGH"),
+                   help="global speech-to-noise ratio range in dB (default -5 20)")
+    p.add_argument("--min-speech-bandwidth-hz", type=float, default=MIN_SPEECH_BANDWIDTH_HZ,
+                   help="leave out speech with less content above this frequency (tools/speech_bandwidth.py); "
+                        "default %(default)g Hz, 0 takes every speech recording")
+    p.add_argument("--val-sources", type=float, default=0.15,
+                   help="share of sources held out for validation, at least one (default 0.15)")
+    p.add_argument("--rows", type=parse_rows, default=DEFAULT_ROWS,
+                   help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
+                        f"(default {','.join(DEFAULT_ROWS)})")
+    p.add_argument("--hidden", type=int, default=24, help="units of each GRU (default 24)")
+    p.add_argument("--layers", type=int, default=2, help="stacked GRUs (default 2)")
+    p.add_argument("--epochs", type=int, default=30, help="most passes over the training mixtures (default 30)")
+    p.add_argument("--patience", type=int, default=5,
+                   help="stop after this many epochs in a row without a better validation loss (default 5)")
+    p.add_argument("--minutes", type=float, default=float("inf"),
+                   help="stop after the epoch that ends past this many minutes of training (default: no limit)")
+    p.add_argument("--batch", type=int, default=32, help="sequences per batch (default 32)")
+    p.add_argument("--crop", type=int, default=250,
+                   help="hops of each training sequence per step, a random stretch of its mixture (default 250, "
+                        "1 s; 0: the whole mixture)")
+    p.add_argument("--lr", type=float, default=1e-3,
+                   help="Adam learning rate, halved after each epoch without a better validation loss (default 1e-3)")
+    p.add_argument("--loss", choices=("rnnoise", "compressed", "snr"), default="compressed",
+                   help="rnnoise: RNNoise's loss on √g; compressed: squared error of compressed band amplitudes "
+                        "of the output against the speech's (--compression); snr: minus each sequence's SNR "
+                        "improvement in dB in the band domain; default %(default)s")
+    p.add_argument("--compression", type=float, default=1.0,
+                   help="exponent c of --loss compressed, in (0, 1]: 1 weighs bands by their energy as the SNR "
+                        "does (default %(default)s)")
+    p.add_argument("--input-noise", type=float, default=0.0,
+                   help="deviation of Gaussian noise added to the standardised training inputs (default 0)")
+    p.add_argument("--under-weight", type=float, default=3.0,
+                   help="weight of errors where the gain is below the target (speech removed) against those above "
+                        "(noise left); default %(default)g")
+    p.add_argument("--strength", type=float, default=bg.DEFAULT_STRENGTH,
+                   help="the enhancer's strength for the validation scores: its floor (default %(default)s)")
+    p.add_argument("--cache", type=Path,
+                   help="keep the built mixtures in this .npz and reuse them while the data options are the same")
+    p.add_argument("--threads", type=int, default=1, help="PyTorch threads (default 1: the machine is shared)")
+    args = p.parse_args(argv)
+    if not -30 <= args.snr[0] < args.snr[1] <= 60:
+        p.error(f"--snr must be LOW < HIGH within -30..60 dB, got {args.snr}")
+    if args.crop < 0:
+        p.error(f"--crop must be 0 or more, got {args.crop}")
+    for name in ("mixtures", "val_mixtures", "hidden", "layers", "epochs", "patience", "batch", "threads"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if not 0 <= args.score_mixtures <= args.val_mixtures:
+        p.error(f"--score-mixtures must be within 0..--val-mixtures ({args.val_mixtures}), got {args.score_mixtures}")
+    if args.input_noise < 0:
+        p.error(f"--input-noise must be 0 or more, got {args.input_noise}")
+    if not 0 < args.compression <= 1:
+        p.error(f"--compression must be within (0, 1], got {args.compression}")
+    if args.min_speech_bandwidth_hz < 0 or args.under_weight <= 0 or args.lr <= 0 or args.minutes <= 0:
+        p.error("--min-speech-bandwidth-hz must be 0 or more, --under-weight, --lr and --minutes above 0")
+    if not 0 < args.val_sources < 1 or args.seconds < 0.5:
+        p.error("--val-sources must be in (0, 1) and --seconds at least 0.5")
+    if not 0 <= args.strength <= 1:
+        p.error(f"--strength must be within 0..1, got {args.strength}")
+    return args
+
+
+def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
+    """Training and validation data with the --rows inputs, built with every row (so --cache serves any --rows) or
+    read from --cache (the recordings each side used restored too)."""
+    key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr), args.val_sources,
+                      str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS])
+    cached = np.load(args.cache) if args.cache and args.cache.exists() else None
+    if cached is not None and str(cached["key"]) == key:
+        for mixer, used in zip(mixers, (cached["used_train"], cached["used_val"])):
+            by_path = {str(r.path): r for r in mixer.speech + mixer.noise}
+            mixer.used = {by_path[path] for path in used}
+        signals = list(zip(cached["val_speech"], cached["val_noise"]))
+        return (prepare(*(cached[f"{name}_train"] for name in "xym"), args.rows),
+                prepare(*(cached[f"{name}_val"] for name in "xym"), args.rows), signals, True)
+    *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS)
+    *val, signals = build(mixers[1], args.val_mixtures, args.seconds, ROWS)
+    if args.cache:
+        args.cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(args.cache, key=key, x_train=train[0], y_train=train[1], m_train=train[2], x_val=val[0],
+                 y_val=val[1], m_val=val[2], val_speech=np.stack([s for s, _ in signals]),
+                 val_noise=np.stack([n for _, n in signals]),
+                 used_train=sorted(str(r.path) for r in mixers[0].used),
+                 used_val=sorted(str(r.path) for r in mixers[1].used))
+    return prepare(*train, args.rows), prepare(*val, args.rows), signals, False
+
+
+def prepare(inputs: np.ndarray, goals: np.ndarray, masks: np.ndarray, rows: tuple[str, ...]) -> tuple:
+    """(inputs of ``rows``, targets, masks, band energies over their sequence's mean) from data built with every
+    row of ROWS."""
+    energy = 10 ** (inputs[..., :BANDS].astype(np.float64) / 10)   # ROWS[0]: the band energies in dB
+    relative = energy / np.maximum(energy.mean(axis=(1, 2), keepdims=True), ne.LOG_FLOOR)
+    return select(inputs, rows), goals, masks, relative.astype(np.float32)
+
+
+def select(inputs: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
+    """The inputs of ``rows``, in their order, from inputs built with every row of ROWS."""
+    def row(name: str) -> np.ndarray:
+        if name in DIFFERENCES:
+            first, second = DIFFERENCES[name]
+            return row(first) - row(second)
+        return inputs[..., BANDS * ROWS.index(name):BANDS * (ROWS.index(name) + 1)]
+    return np.ascontiguousarray(np.concatenate([row(name) for name in rows], axis=-1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    started = time.monotonic()
+    try:
+        mixers = split_catalogue(args.corpus, args.min_speech_bandwidth_hz, args.val_sources, args.seed,
+                                 tuple(args.snr))
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
+    train, val, signals, from_cache = mixtures(args, mixers)
+    print(f"{'read' if from_cache else 'built'} {train[0].shape[0]} training and {val[0].shape[0]} validation "
+          f"mixtures of {train[0].shape[1]} hops ({time.monotonic() - started:.0f} s)", flush=True)
+
+    inputs = train[0].shape[2]
+    model = BandGainNet(inputs, args.hidden, args.layers)
+    flat = train[0].reshape(-1, inputs)
+    model.shift.copy_(torch.as_tensor(flat.mean(axis=0, dtype=np.float64), dtype=torch.float32))
+    model.scale.copy_(torch.as_tensor(1 / np.maximum(flat.std(axis=0, dtype=np.float64), 1e-3), dtype=torch.float32))
+    print(f"network: {args.layers} GRU of {args.hidden}, dense {args.hidden} -> {BANDS}, sigmoid; "
+          f"{model.weight_count()} weights, {model.mflop_per_hop():.4f} MFLOP per hop", flush=True)
+    if args.loss == "rnnoise":
+        def loss(gains, goals, masks, energies):
+            return rnnoise_loss(gains, goals, masks, args.under_weight)
+    elif args.loss == "compressed":
+        def loss(gains, goals, masks, energies):
+            return compressed_loss(gains, goals, masks, energies, args.compression, args.under_weight)
+    else:
+        def loss(gains, goals, masks, energies):
+            return snr_loss(gains, goals, masks, energies, args.under_weight)
+    history = fit(model, train, val, loss, epochs=args.epochs, batch=args.batch, lr=args.lr, patience=args.patience,
+                  seed=args.seed, crop=args.crop or None, input_noise=args.input_noise, minutes=args.minutes,
+                  log=lambda line: print(line, flush=True))
+    model.eval()
+    scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength) \
+        if args.score_mixtures else {}
+    if scores:
+        print(f"validation enhancement, {args.score_mixtures} mixtures of held-out sources "
+              "(SNRi dB / segSNRi dB / PESQ-WB Δ / STOI Δ):")
+        for name, values in scores.items():
+            print(f"  {name}: {values['snri_db']:+.2f} / {values['segsnri_db']:+.2f} / {values['pesq_delta']:+.3f} / "
+                  f"{values['stoi_delta']:+.4f}", flush=True)
+    best = min(history, key=lambda entry: entry[2])
+    description = {
+        "what": "per-band gains of the speech enhancer's low-latency path (tools/train_band_gain.py)",
+        "architecture": {"inputs": inputs, "hidden": args.hidden, "layers": args.layers, "bands": BANDS,
+                         "layers_in_order": [f"gru {inputs if i == 0 else args.hidden} -> {args.hidden}"
+                                             for i in range(args.layers)] + [f"dense {args.hidden} -> {BANDS}",
+                                                                             "sigmoid"],
+                         "weights": model.weight_count(), "mflop_per_hop": round(model.mflop_per_hop(), 5)},
+        "input": {"rows": list(args.rows), "features": ne.FEATURES, "noise_input": SPEC_INPUT,
+                  "hop_seconds": ne.HOP / ne.SAMPLE_RATE, "order": "rows after one another, 32 bands each, in dB; "
+                  "normalisation folded into the first GRU"},
+        "trained_on": f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
+                      f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
+                      f"{args.snr[1]:g} dB, seed {args.seed}",
+        "training": {"epochs_run": len(history), "best_epoch": best[0], "best_validation_loss": best[2],
+                     "lr": args.lr, "batch": args.batch, "crop": args.crop, "loss": args.loss,
+                     "compression": args.compression if args.loss == "compressed" else None,
+                     "under_weight": args.under_weight, "input_noise": args.input_noise,
+                     "history": [list(entry) for entry in history]},
+        "validation_enhancement": scores,
+    }
+    try:
+        save(model, args.out, description)
+        if args.sources:
+            used = {(r.sources_name, r.version, r.path_inside, r.licence, r.kind, SPLIT)
+                    for r in mixers[0].used | mixers[1].used}
+            write_role_rows(args.sources, SPLIT, sorted(used))
+    except (OSError, ValueError) as error:
+        print(f"cannot write the results: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out} and {args.out.with_suffix('.json')} (best epoch {best[0]}, validation loss "
+          f"{best[2]:.5f}; {time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
