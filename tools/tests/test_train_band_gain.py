@@ -186,6 +186,9 @@ def _train(root: Path, out: Path, *more: str) -> int:
                      "--val-sources", "0.4", "--seed", "3", *more])
 
 
+# The tiny validation signals are mostly silence, too short for STOI's intermediate measure: pystoi says so and
+# returns its floor; the test checks the loss and the written network, not the scores.
+@pytest.mark.filterwarnings("ignore:Not enough STFT frames:RuntimeWarning")
 def test_a_short_training_run_lowers_the_loss_and_writes_a_network_that_loads(tmp_path, capsys):
     _catalogue(tmp_path)
     sources = tmp_path / "ENHANCEMENT_SOURCES.tsv"
