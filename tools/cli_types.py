@@ -30,16 +30,3 @@ def rise_ratios(text: str) -> tuple[float | None, ...]:
         if values[-1] is not None and not 0 < values[-1] <= 1:
             raise argparse.ArgumentTypeError(f"rise ratio {v} is not in (0, 1]")
     return tuple(values)
-
-
-def smoothing_lengths(text: str) -> tuple[int, ...]:
-    """An argparse type for the tracker's smoothing candidates: whole numbers of decisions >= 1, e.g. 1,2 or 2."""
-    values = []
-    for v in text.split(","):
-        try:
-            values.append(int(v))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{v!r} is not a whole number of decisions") from None
-        if values[-1] < 1:
-            raise argparse.ArgumentTypeError(f"smoothing {v} is not at least 1 decision")
-    return tuple(values)

@@ -31,7 +31,7 @@ from pathlib import Path
 import alertnet_ref
 import export
 import hearalert_corpus
-from cli_types import number_in, rise_ratios, smoothing_lengths
+from cli_types import number_in, rise_ratios
 from corpus_format import CorpusFormatError, read_corpus, refuse_unlabelled
 from hearalert_train.data import Geometry
 from hearalert_train.evaluation import choose_settings, format_report, full_report, predict
@@ -55,10 +55,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="after the shared threshold, move each label's own threshold against the same objective")
     p.add_argument("--rise-ratios", type=rise_ratios, default=rise_ratios(RISE_DEFAULT),
                    help=f"onset_rise_ratio values to try (default {RISE_DEFAULT})")
-    p.add_argument("--smoothing", type=smoothing_lengths, default=(1, 2), metavar="N[,N...]",
-                   help="smoothing lengths (decisions) the tracker may take (default 1,2). A development set without "
-                        "long patterned alerts (a smoke alarm's beeps) cannot see that no smoothing splits them into "
-                        "many short events: give 2 to hold it")
     p.add_argument("--report", type=Path, help="write the development report of the retuned file here (JSON)")
     args = p.parse_args(argv)
     if args.out.resolve() == args.model.resolve():
@@ -91,8 +87,7 @@ def retune(args: argparse.Namespace) -> dict:
     print(f"scored in {time.time() - t0:.0f} s; choosing settings", flush=True)
     thresholds, settings, summary = choose_settings(
         val, predictions, labels, onset_lag=before.onset_lag, rise_ratios=args.rise_ratios,
-        per_label=args.per_label_thresholds, fa_weight=args.fa_weight, fa_budget=args.fa_budget, fa_audio=fa_audio,
-        smoothing=args.smoothing)
+        per_label=args.per_label_thresholds, fa_weight=args.fa_weight, fa_budget=args.fa_budget, fa_audio=fa_audio)
     print(f"thresholds {model.thresholds} -> {thresholds}\ntracker {before.as_metadata()} -> "
           f"{settings.as_metadata()}\n{summary}", flush=True)
 

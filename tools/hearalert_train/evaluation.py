@@ -289,16 +289,14 @@ RISE_LOOKBACK_GRID = (1.0, 2.0, 3.0, 4.0)
 def choose_settings(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str], *,
                     onset_lag: float | None, rise_ratios=(None,), per_label: bool = False, fa_weight: float = 0.0,
                     fa_budget: float | None = None,
-                    fa_audio: tuple[Corpus, list[ClipPrediction]] | None = None,
-                    smoothing=(1, 2)) -> tuple[list[float], TrackerSettings, dict]:
+                    fa_audio: tuple[Corpus, list[ClipPrediction]] | None = None
+                    ) -> tuple[list[float], TrackerSettings, dict]:
     """Thresholds and tracker settings for a weight file, chosen on a development corpus in two passes so a
     1.5-h split tunes in a few minutes (each candidate is a sed_eval run over the whole split): first a shared
     threshold x onset lag (`onset_lag` +-50 ms) x rise ratio with the settings every earlier model chose (no
     smoothing, merge gap 0.6 s, off ratio 0.3), then smoothing x merge gap x off ratio x rise lookback around that
-    choice, and, with `per_label`, each label's own threshold (see `tune`). `smoothing` lists the smoothing lengths
-    (decisions) the second pass may take: a development set without a label's long patterned alerts (a smoke
-    alarm's beeps) cannot see that no smoothing splits them into many events, so retune.py can hold it.
-    train.py calls it at the end of a run; tools/retune.py on a shipped file and a new development set."""
+    choice, and, with `per_label`, each label's own threshold (see `tune`). train.py calls it at the end of a run;
+    tools/retune.py on a shipped file and a new development set."""
     lags = (None,) if onset_lag is None else tuple(
         round(onset_lag + d, 3) for d in (-0.05, 0.0, 0.05) if onset_lag + d >= 0)
     common = {"fa_weight": fa_weight, "fa_audio": fa_audio, "fa_budget": fa_budget}
@@ -307,8 +305,7 @@ def choose_settings(corpus: Corpus, predictions: list[ClipPrediction], labels: l
                                 **common)
     return tune(corpus, predictions, labels,
                 grid_thresholds=THRESHOLD_GRID if per_label else (thresholds[0],),
-                grid_smoothing=tuple(smoothing), grid_merge=(0.6, 1.0), grid_off=(0.3, 0.5),
-                grid_lag=(first.onset_lag,),
+                grid_smoothing=(1, 2), grid_merge=(0.6, 1.0), grid_off=(0.3, 0.5), grid_lag=(first.onset_lag,),
                 grid_rise=(first.onset_rise_ratio,), grid_lookback=RISE_LOOKBACK_GRID, per_label=per_label,
                 **common)
 

@@ -480,27 +480,6 @@ def test_retune_changes_only_thresholds_tracker_and_provenance(trained, tmp_path
     assert report["thresholds"] == after.thresholds
 
 
-@pytest.mark.parametrize("smoothing", [1, 3])
-def test_retune_keeps_to_the_smoothing_it_is_given(trained, tmp_path, smoothing):
-    import retune
-
-    root, out, _, _, _ = trained
-    retuned = tmp_path / "retuned.safetensors"
-    retune.main(["--model", str(out), "--val", str(root / "val"), "--out", str(retuned), "--rise-ratios", "none",
-                 "--smoothing", str(smoothing)])
-    assert json.loads(alertnet_ref.load(retuned).metadata["tracker"])["smoothing_frames"] == smoothing
-
-
-@pytest.mark.parametrize("bad", ["0", "2,x", "1.5"])
-def test_retune_refuses_a_smoothing_that_is_not_a_whole_number_of_decisions(trained, tmp_path, bad, capsys):
-    import retune
-
-    _, out, _, _, _ = trained
-    with pytest.raises(SystemExit) as stop:
-        retune.parse_args(["--model", str(out), "--val", "v", "--out", str(tmp_path / "r"), "--smoothing", bad])
-    assert stop.value.code == 2 and "--smoothing" in capsys.readouterr().err
-
-
 def test_retune_refuses_to_overwrite_its_input(trained, capsys):
     import retune
 
