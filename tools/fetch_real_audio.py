@@ -3,13 +3,14 @@
 
 Two manifests list them:
 
-- tools/real_audio.tsv (--manifest): real alert-free audio (speech, music, ambient, broadcast) and the real
-  alerts added after the first 21, one row per recording: kind, source_type, source, version, path_inside,
-  licence, sha256, role, seconds, note.
+- tools/real_audio.tsv and tools/real_audio_speech.tsv (--manifest, repeatable; read as one manifest, the speech
+  rows in a file of their own only to keep each file small): real alert-free audio (speech, music, ambient,
+  broadcast) and the real alerts added after the first 21, one row per recording: kind, source_type, source,
+  version, path_inside, licence, sha256, role, seconds, note.
 - tools/alert_recordings.tsv (--alerts-manifest): the first 21 real alerts (fetch_alert_recordings.py's
   manifest; its split `val` is the role `dev` here). Pass --alerts-manifest '' to leave them out.
 
-Columns of tools/real_audio.tsv:
+Columns of tools/real_audio.tsv and tools/real_audio_speech.tsv:
   kind         an alert label (siren, car_horn, smoke_alarm, alarm_clock, doorbell, phone_ring), or an alert-free
                group with an optional detail: speech[:LANG], music[:STYLE], ambient[:WHAT], broadcast[:WHAT], or
                an unlabelled group: effects[:WHAT] (sound effects of games, desktops, chat clients: beeps, horns,
@@ -94,7 +95,8 @@ from hearalert_corpus.sources import (
     recording_file_name)
 
 TOOLS = Path(__file__).resolve().parent
-DEFAULT_MANIFEST = TOOLS / "real_audio.tsv"
+# Speech has a file of its own only to keep each file small enough to review; the rows are read as one manifest.
+DEFAULT_MANIFESTS = (TOOLS / "real_audio.tsv", TOOLS / "real_audio_speech.tsv")
 MANIFEST_COLUMNS = ("kind", "source_type", "source", "version", "path_inside", "licence", "sha256", "role",
                     "seconds", "note")
 ROLES = ("train", "dev", "test")
@@ -241,9 +243,19 @@ def check_kind(kind: str) -> str | None:
     return None
 
 
-def read_manifest(path: Path) -> list[Row]:
-    """tools/real_audio.tsv's rows, checked: header, kinds, source types, hashes, roles (train for unlabelled
-    kinds), durations, versions, one role per source, no two rows writing one file."""
+def read_manifest(*paths: Path) -> list[Row]:
+    """The rows of one or more manifest files (tools/real_audio.tsv, tools/real_audio_speech.tsv), read as one
+    manifest and checked: header, kinds, source types, hashes, roles (train for unlabelled kinds), durations,
+    versions, one role per source and no two rows writing one file, across all the files."""
+    rows, outputs, roles = [], {}, {}
+    for path in paths:
+        _read_manifest_file(path, rows, outputs, roles)
+    if not rows:
+        raise FetchError(f"{', '.join(map(str, paths))}: no recordings listed")
+    return rows
+
+
+def _read_manifest_file(path: Path, rows: list[Row], outputs: dict, roles: dict) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -251,7 +263,6 @@ def read_manifest(path: Path) -> list[Row]:
     lines = list(csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
     if not lines or tuple(lines[0]) != MANIFEST_COLUMNS:
         raise FetchError(f"{path}: header must be the tab-separated columns {' '.join(MANIFEST_COLUMNS)}")
-    rows, outputs, roles = [], {}, {}
     for number, fields in enumerate(lines[1:], start=2):
         if not fields:
             continue
@@ -297,9 +308,6 @@ def read_manifest(path: Path) -> list[Row]:
             raise FetchError(f"{where}: writes {row.output} like {outputs[row.output]}")
         outputs[row.output] = where
         rows.append(row)
-    if not rows:
-        raise FetchError(f"{path}: no recordings listed")
-    return rows
 
 
 def legacy_rows(path: Path) -> list[Row]:
@@ -522,7 +530,7 @@ def summary(rows: list[Row], seconds: dict[str, float]) -> str:
 
 
 def fetch(args: argparse.Namespace) -> int:
-    rows = read_manifest(args.manifest)
+    rows = read_manifest(*(args.manifest or DEFAULT_MANIFESTS))
     if args.alerts_manifest:
         rows = legacy_rows(args.alerts_manifest) + rows
     check_unlabelled_sources(rows)
@@ -575,7 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mirror-dir", type=Path,
                    help="folder of bare git repositories, MIRROR/OWNER+NAME/repo or MIRROR/OWNER+NAME, used "
                         "instead of cloning")
-    p.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST, help="default: %(default)s")
+    p.add_argument("--manifest", type=Path, action="append",
+                   help="a manifest file; repeat for several, read as one (default: "
+                        f"{' and '.join(str(m.relative_to(TOOLS.parent)) for m in DEFAULT_MANIFESTS)})")
     p.add_argument("--alerts-manifest", type=lambda s: Path(s) if s else None, default=legacy.DEFAULT_MANIFEST,
                    help="the first 21 real alerts (default: %(default)s; '' leaves them out)")
     p.add_argument("--roles", help="only these roles, comma-separated (e.g. dev,test); default all")

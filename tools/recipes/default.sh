@@ -3,7 +3,7 @@
 #
 #   tools/recipes/default.sh [WORK]        (WORK: where audio, corpora and caches go; default corpora/recipe)
 #
-# 1. real audio from pinned public sources (tools/real_audio.tsv, tools/alert_recordings.tsv), by role:
+# 1. real audio from pinned public sources (tools/real_audio*.tsv, tools/alert_recordings.tsv), by role:
 #    train (heard in training or distillation), dev (model choice only), test (never heard)
 # 2. the synthetic corpus (make_corpus.py), a regression check and the bulk of the labelled alerts
 # 3. real sets (make_real_set.py): labelled real alerts in real backgrounds for training; alert-free real audio

@@ -180,7 +180,7 @@ def test_roles_option_fetches_only_those(world):
 
 
 def test_shipped_manifest_is_well_formed_and_disjoint_by_source():
-    table = real.read_manifest(real.DEFAULT_MANIFEST)
+    table = real.read_manifest(*real.DEFAULT_MANIFESTS)
     assert table and all(r.note for r in table)
     roles = {r.role for r in table if not r.is_alert}
     assert roles == {"train", "dev", "test"}
@@ -194,7 +194,7 @@ def test_new_rows_of_a_first_21_source_take_that_sources_role():
         first.setdefault(r.source, set()).add(r.role)
     spanning = {source for source, roles in first.items() if len(roles) > 1}
     assert spanning == {"lomiri-sounds", "micropolis-data"}
-    for r in real.read_manifest(real.DEFAULT_MANIFEST):
+    for r in real.read_manifest(*real.DEFAULT_MANIFESTS):
         if r.source in first and r.source not in spanning:
             assert first[r.source] == {r.role}, r.line
 
@@ -203,7 +203,7 @@ def test_sources_table_lists_every_recording_with_its_role():
     # models/SOURCES.tsv must list every real recording the project uses, with the split it serves.
     lines = (TOOLS.parent / "models" / "SOURCES.tsv").read_text().splitlines()[1:]
     published = {(s, v, p): split for s, v, p, *_, split in (line.split("\t") for line in lines)}
-    listed = real.legacy_rows(real.legacy.DEFAULT_MANIFEST) + real.read_manifest(real.DEFAULT_MANIFEST)
+    listed = real.legacy_rows(real.legacy.DEFAULT_MANIFEST) + real.read_manifest(*real.DEFAULT_MANIFESTS)
     assert published == {(r.sources_name, r.version, r.path_inside): r.split for r in listed}
 
 
@@ -292,3 +292,20 @@ def test_a_recording_no_row_writes_any_more_is_removed_and_named(world, capsys):
     assert siren.is_file(), "a role not fetched is left as it is"
     assert kept_note.read_text() == "mine"
     assert (out / "dev/alert_free/speech/hearalert-fake-audio__sounds~voice~hello.wav").is_file()
+
+
+def test_several_manifest_files_are_one_manifest(world, capsys):
+    """The shipped rows sit in two files (speech apart, to keep each small): read together, a source must still
+    take one role and a file be written once across them."""
+    table = rows(world["commit"])
+    first, second = write(world["tmp"] / "a.tsv", table[:3]), write(world["tmp"] / "b.tsv", table[3:])
+    assert [r.line for r in real.read_manifest(first, second)] == [f"{first}:{n}" for n in (2, 3, 4)] + \
+        [f"{second}:{n}" for n in (2, 3, 4)]
+    assert run(world, first, "--manifest", str(second)) == 0
+    assert (world["tmp"] / "out" / "test/alerts/smoke_alarm/someone+fake-sounds__beep__t0.5-1.5s.wav").is_file()
+    moved = [r[:7] + ["test"] + r[8:] for r in table[:1]]   # the dev package's speech row now says test
+    third = write(world["tmp"] / "c.tsv", moved)
+    capsys.readouterr()
+    assert run(world, first, "--manifest", str(third)) != 0
+    err = capsys.readouterr().err
+    assert f"{third}:2" in err and "already in role dev" in err and f"{first}:2" in err
