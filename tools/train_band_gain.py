@@ -74,7 +74,7 @@ import noise_estimator as ne
 import score_enhancement as se
 from fetch_alert_recordings import write_role_rows
 from speech_bandwidth import MIN_SPEECH_BANDWIDTH_HZ
-from train_noise_estimator import SPLIT, Mixer, split_catalogue
+from train_noise_estimator import SPLIT, Mixer, start_run
 
 ROWS = ("energy", "delta", "smoothed", "minimum", "mcra", "mcra_gain")
 # Rows that are differences of two of ROWS (dB): level-free views of the band energy.
@@ -475,14 +475,9 @@ def select(inputs: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
     started = time.monotonic()
-    try:
-        mixers = split_catalogue(args.corpus, args.min_speech_bandwidth_hz, args.val_sources, args.seed,
-                                 tuple(args.snr))
-    except ValueError as error:
-        print(error, file=sys.stderr)
+    mixers = start_run(args)
+    if mixers is None:
         return 2
     train, val, signals, from_cache = mixtures(args, mixers)
     print(f"{'read' if from_cache else 'built'} {train[0].shape[0]} training and {val[0].shape[0]} validation "

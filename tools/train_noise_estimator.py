@@ -187,6 +187,20 @@ def split_catalogue(corpus: Path, min_speech_bandwidth_hz: float, val_share: flo
     return [Mixer(split["speech"][side], split["noise"][side], rng, snr) for side in (0, 1)]
 
 
+def start_run(args: argparse.Namespace) -> list[Mixer] | None:
+    """The start both enhancer trainers share: torch seeded and held to ``args.threads``, then ``split_catalogue``
+    on ``args``; None after printing the one-line reason when the catalogue cannot be split."""
+    import torch
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    try:
+        return split_catalogue(args.corpus, args.min_speech_bandwidth_hz, args.val_sources, args.seed,
+                               tuple(args.snr))
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return None
+
+
 def build(mixer: Mixer, count: int, seconds: float, spec_input: dict, filterbank: np.ndarray):
     """Network inputs [frames, K+2, B] and targets [frames, B] of ``count`` mixtures (every other frame), float32."""
     inputs, goals = [], []
@@ -279,16 +293,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    import torch
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
     started = time.monotonic()
-    try:
-        mixers = split_catalogue(args.corpus, args.min_speech_bandwidth_hz, args.val_sources, args.seed,
-                                 tuple(args.snr))
-    except ValueError as error:
-        print(error, file=sys.stderr)
+    mixers = start_run(args)
+    if mixers is None:
         return 2
+    import torch
 
     spec_input = ne.default_input(recent_frames=args.recent_frames)
     filterbank = features.mel_filterbank(ne.FEATURES)
