@@ -20,7 +20,8 @@ Columns of tools/real_audio.tsv and tools/real_audio_speech.tsv:
   source       the package, project or OWNER/NAME
   version      the exact package version, wheel version, or full 40-hex commit
   path_inside  the file inside the .deb / wheel / commit; `FILE.zip#MEMBER` names a file inside a zip archive
-               there; `FILE#t=START,END` an excerpt in seconds (W3C Media Fragments, as in alert_recordings.tsv)
+               there (so do `.pk3#` and `.wz#`: Quake-engine and Warzone 2100 data packs are zip archives);
+               `FILE#t=START,END` an excerpt in seconds (W3C Media Fragments, as in alert_recordings.tsv)
   licence      the licence covering that file (from the package's debian/copyright, the wheel's metadata, the
                repository's LICENSE/README), SPDX where one exists
   sha256       of the file (or zip member) exactly as stored in the source; an excerpt is pinned by its whole file
@@ -153,12 +154,12 @@ class Row:
     @property
     def zip_member(self) -> str | None:
         path, sep, fragment = self.path_inside.partition("#")
-        return fragment if sep and PurePosixPath(path).suffix.lower() == ".zip" else None
+        return fragment if sep and is_zip_archive(path) else None
 
     @property
     def excerpt(self) -> TimeRange | None:
         path, sep, fragment = self.path_inside.partition("#")
-        return parse_time_range(fragment) if sep and PurePosixPath(path).suffix.lower() != ".zip" else None
+        return parse_time_range(fragment) if sep and not is_zip_archive(path) else None
 
     @property
     def output(self) -> str:
@@ -176,6 +177,15 @@ class Row:
     @property
     def sources_name(self) -> str:
         return sources_name(self.source_type, self.source)
+
+
+ZIP_ARCHIVE_SUFFIXES = (".zip", ".pk3", ".wz")
+"""Files whose `#` names a member, not a time range: zip archives, and the game data packs that are zip archives
+under another name (Quake-engine `.pk3`, Warzone 2100's `.wz`)."""
+
+
+def is_zip_archive(path: str) -> bool:
+    return PurePosixPath(path).suffix.lower() in ZIP_ARCHIVE_SUFFIXES
 
 
 def sources_name(source_type: str, source: str) -> str:
@@ -360,7 +370,7 @@ def duration(data: bytes, what: str) -> float:
 
 
 def pinned_bytes(row: Row, stored: bytes) -> bytes:
-    """The bytes the sha256 pins: the zip member for FILE.zip#MEMBER, else the stored file."""
+    """The bytes the sha256 pins: the archive member for FILE.zip#MEMBER (or .pk3, .wz), else the stored file."""
     member = row.zip_member
     if member is None:
         return stored

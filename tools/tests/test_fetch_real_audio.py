@@ -50,6 +50,8 @@ DEB_FILES = {
     "usr/share/sounds/voice/hello.wav": SPEECH,
     "usr/share/games/fake/music/theme.ogg": MUSIC,
     "usr/share/games/fake/public.zip": ARCHIVE,
+    "usr/share/games/fake/base/0snd.pk3": ARCHIVE,
+    "usr/share/games/fake/base.wz": ARCHIVE,
 }
 WHEEL_FILES = {"fakepkg/res/siren.wav": SIREN}
 GIT_FILES = {"recordings/0_alice_0.wav": SPEECH, "alarms/beep.wav": audio(3100, 2.0, 16000)}
@@ -309,3 +311,14 @@ def test_several_manifest_files_are_one_manifest(world, capsys):
     assert run(world, first, "--manifest", str(third)) != 0
     err = capsys.readouterr().err
     assert f"{third}:2" in err and "already in role dev" in err and f"{first}:2" in err
+
+
+@pytest.mark.parametrize("pack", ["base/0snd.pk3", "base.wz"])
+def test_a_member_of_a_game_data_pack_is_read_like_a_zip_member(world, pack):
+    # Quake-engine .pk3 and Warzone 2100 .wz packs are zip archives: '#' names a member, not a time range.
+    path = f"usr/share/games/fake/{pack}#audio/ambient/rain.wav"
+    row = ["ambient:rain", "deb", PACKAGE, VERSION, path, "GPL-2.0-or-later", sha(RAIN), "dev", "1.25", "rain"]
+    assert run(world, write(world["tmp"] / "m.tsv", [row])) == 0
+    written = list((world["tmp"] / "out/dev/alert_free/ambient").glob("*.wav"))
+    assert len(written) == 1 and "rain" in written[0].name
+    assert sf.info(str(written[0])).frames == int(1.25 * 16000)
