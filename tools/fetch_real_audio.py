@@ -52,8 +52,11 @@ Every file's sha256 is checked before it is used. Output:
                                                            path_inside, licence, sha256, seconds
 The tree holds exactly the manifests' recordings of the roles fetched: an audio file under a fetched role's
 alert_free/, alerts/ or unlabelled/ that no row writes (a row removed, or moved to another kind or role) is
-deleted and named, since make_real_set.py takes every audio file it finds there.
-With --sources-tsv it also writes the rows of models/SOURCES.tsv for every recording (source, version,
+deleted and named, since make_real_set.py takes every audio file it finds there. --roles fetches some roles
+only; the index still lists the other roles' recordings that an earlier run put in the tree, since the tools that
+read it (the enhancement set, the enhancer trainers) draw from every role.
+With --sources-tsv it also writes the rows of models/SOURCES.tsv for every recording of the manifests, whatever
+--roles says (source, version,
 path_inside, licence, used_for, split): used_for is alert:<label> or the kind (effects:WHAT included), split is the
 role (the first 21 alerts keep their split: train/val/test). git sources are written git:OWNER/NAME, wheels
 pypi:NAME.
@@ -494,6 +497,25 @@ def remove_stale(out: Path, rows: list[Row], roles: set[str]) -> list[str]:
     return stale
 
 
+def rows_already_fetched(out: Path, rows: list[Row]) -> dict[str, float]:
+    """Seconds of each of `rows` whose file a run before this one wrote (a role --roles left out this time), so
+    that the index still lists them: from OUT/index.tsv where it has the file, else from the file itself."""
+    try:
+        indexed = {e.path: float(e.seconds) for e in read_index(out)}
+    except ValueError:
+        indexed = {}
+    kept = {}
+    for r in rows:
+        path = out / r.output
+        if path.is_file():
+            if r.output in indexed:
+                kept[r.output] = indexed[r.output]
+            else:
+                info = sf.info(str(path))
+                kept[r.output] = info.frames / info.samplerate
+    return kept
+
+
 def write_index(out: Path, rows: list[Row], seconds: dict[str, float]) -> Path:
     path = out / "index.tsv"
     with path.open("w", encoding="utf-8", newline="") as f:
@@ -544,12 +566,15 @@ def fetch(args: argparse.Namespace) -> int:
     if args.alerts_manifest:
         rows = legacy_rows(args.alerts_manifest) + rows
     check_unlabelled_sources(rows)
+    manifest = rows
+    fetched_roles = set(ROLES)
     if args.roles:
         wanted = set(args.roles.split(","))
         unknown = wanted - set(ROLES)
         if unknown:
             raise FetchError(f"--roles: {', '.join(sorted(unknown))} is not a role ({', '.join(ROLES)})")
         rows = [r for r in rows if r.role in wanted]
+        fetched_roles = wanted
     sources = Sources(args.cache, args.mirror_dir, args.offline)
     by_source: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
     for row in rows:
@@ -570,16 +595,19 @@ def fetch(args: argparse.Namespace) -> int:
         stored = sources.files(source_type, source, version, sorted({r.stored_path for r in todo}))
         for r in todo:
             seconds[r.output] = write_row(r, stored[r.stored_path], args.out)
-    stale = remove_stale(args.out, rows, set(args.roles.split(",")) if args.roles else set(ROLES))
+    stale = remove_stale(args.out, rows, fetched_roles)
     if stale:
         print(f"removed {len(stale)} files no row writes any more: {', '.join(stale)}", flush=True)
     write_split_lists(args.out, rows)
-    index = write_index(args.out, rows, seconds)
-    print(f"\n{len(rows)} recordings from {len(by_source)} sources in {args.out} (index {index}):")
+    kept = rows_already_fetched(args.out, [r for r in manifest if r.role not in fetched_roles])
+    seconds.update(kept)
+    index = write_index(args.out, rows + [r for r in manifest if r.output in kept], seconds)
+    print(f"\n{len(rows)} recordings from {len(by_source)} sources in {args.out} (index {index}"
+          f"{f', which keeps {len(kept)} recordings of the other roles' if kept else ''}):")
     print(summary(rows, seconds))
     if args.sources_tsv is not None:
-        write_sources(args.sources_tsv, rows)
-        print(f"wrote {args.sources_tsv} ({len(rows)} rows)")
+        write_sources(args.sources_tsv, manifest)
+        print(f"wrote {args.sources_tsv} ({len(manifest)} rows)")
     return 0
 
 

@@ -181,6 +181,18 @@ def test_roles_option_fetches_only_those(world):
     assert not (out / "dev").exists() and not (out / "train").exists() and (out / "test").is_dir()
 
 
+def test_fetching_some_roles_again_keeps_the_others_in_the_index_and_sources(world):
+    manifest = write(world["tmp"] / "m.tsv", rows(world["commit"]))
+    sources = world["tmp"] / "SOURCES.tsv"
+    assert run(world, manifest) == 0
+    index = world["tmp"] / "out" / "index.tsv"
+    everything = index.read_text().splitlines()
+    assert run(world, manifest, "--roles", "dev", "--skip-existing", "--sources-tsv", str(sources)) == 0
+    assert sorted(index.read_text().splitlines()) == sorted(everything)
+    assert {line.split("\t")[1] for line in everything[1:]} == {"dev", "train", "test"}
+    assert len(sources.read_text().splitlines()) == 1 + len(rows(world["commit"]))
+
+
 def test_shipped_manifest_is_well_formed_and_disjoint_by_source():
     table = real.read_manifest(*real.DEFAULT_MANIFESTS)
     assert table and all(r.note for r in table)
