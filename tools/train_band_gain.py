@@ -21,10 +21,15 @@ each a causal recursion over past and present hops that the host runs already (M
 learned noise estimate runs (the smoothed power and its minimum). The network, one step per hop: GRU (rows × 32
 → H), further GRUs (H → H), dense (H → 32), sigmoid, the gain g_t(b) ∈ (0, 1) of each band, which
 ``band_gain_study.apply_band_gains`` interpolates to bins between the bands' centres and floors at the enhancer's
-Gmin (−21 dB at the default strength). Only ops the alertnet C core runs: ``gru`` (nn.GRU, one layer, one
-direction, state carried hop to hop, zero at the stream's start), ``dense`` per frame and ``sigmoid``. The
-inputs are standardised with the training set's mean and deviation per input, and that scaling is folded into
-the first GRU's input weights when the file is written, so it takes raw dB rows.
+Gmin (−21 dB at the default strength). With --anchor mcra the sigmoid's output s(b) is instead a correction of
+today's path: the gain is min(1, √m(b) · R·s(b)), m the mcra_gain row as an energy ratio (√m MCRA's band amplitude
+gain) and R = --anchor-range; the dense layer starts at zero weights and bias logit(1/R), so training starts from
+exactly MCRA's band gains, and the starting weights are kept unless an epoch beats them on validation. The host
+computes that product per hop after alertnet has run the network, from the row it computed as input. Only ops
+the alertnet C core runs: ``gru`` (nn.GRU, one layer, one direction, state carried hop to hop, zero at the
+stream's start), ``dense`` per frame and ``sigmoid``. The inputs are standardised with the training set's mean
+and deviation per input, and that scaling is folded into the first GRU's input weights when the file is written,
+so it takes raw dB rows.
 
 Target (RNNoise, Valin 2018): g*_t(b) = √(S/Y) of the speech's and the mixture's band energies in the same frame,
 clipped to 1; bands with no energy in the mixture are left out. Losses (--loss; errors where the gain is too low,
@@ -99,17 +104,10 @@ def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np
         "minimum": lambda: ne.decibels(ne.block_minimum(smoothed, SPEC_INPUT["minimum_block_frames"],
                                                         SPEC_INPUT["minimum_blocks"])),
         "mcra": lambda: ne.decibels(noise() @ bands),
-        "mcra_gain": lambda: ne.decibels(mcra_band_gain(power, noise(), bands)),
+        "mcra_gain": lambda: ne.decibels(bg.mcra_band_gain(power, noise(), bands)),
     }
     made.update({row: (lambda a=a, b=b: made[a]() - made[b]()) for row, (a, b) in DIFFERENCES.items()})
     return np.concatenate([made[row]() for row in rows], axis=1)
-
-
-def mcra_band_gain(power: np.ndarray, noise: np.ndarray, bands: np.ndarray) -> np.ndarray:
-    """[hops, B] what today's path (the decision-directed gain rule on MCRA's estimate ``noise``, default strength)
-    does to each band's energy: Σ_k M(b, k) G² P / Σ_k M(b, k) P."""
-    gains = bg.decision_directed_gains(power, noise)
-    return (gains ** 2 * power) @ bands / np.maximum(power @ bands, ne.LOG_FLOOR)
 
 
 def signal_features(samples: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np.ndarray:
@@ -128,15 +126,30 @@ def targets(speech: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, np.ndarr
 class BandGainNet(nn.Module):
     """GRU (inputs → hidden), ``layers − 1`` more GRUs (hidden → hidden), dense (hidden → bands), sigmoid; per step
     of a [batch, hops, inputs] sequence, with the inputs standardised by ``shift`` and ``scale`` (zero and one
-    once ``fold_normalisation`` has moved them into the first GRU)."""
+    once ``fold_normalisation`` has moved them into the first GRU).
 
-    def __init__(self, inputs: int, hidden: int, layers: int = 2, bands: int = BANDS):
+    With ``anchor`` = (first, end), the raw input columns of the ``mcra_gain`` row (MCRA's band gain m in dB), the
+    sigmoid's output s is a correction of MCRA's own band amplitude gain: the gain is min(1, √m · R·s), R =
+    ``anchor_range`` (> 1). The dense layer starts at zero weights and bias logit(1/R), so an untrained network
+    gives exactly √m; the correction spans 0…R times it."""
+
+    def __init__(self, inputs: int, hidden: int, layers: int = 2, bands: int = BANDS,
+                 anchor: tuple[int, int] | None = None, anchor_range: float = 2.0):
         super().__init__()
         self.grus = nn.ModuleList(nn.GRU(inputs if index == 0 else hidden, hidden, batch_first=True)
                                   for index in range(layers))
         self.out = nn.Linear(hidden, bands)
         self.register_buffer("shift", torch.zeros(inputs))
         self.register_buffer("scale", torch.ones(inputs))
+        if anchor is not None and (anchor[1] - anchor[0] != bands or not 0 <= anchor[0] < anchor[1] <= inputs
+                                   or anchor_range <= 1):
+            raise ValueError(f"an anchor needs {bands} input columns and a range above 1, got columns {anchor} of "
+                             f"{inputs} and range {anchor_range:g}")
+        self.anchor, self.anchor_range = anchor, anchor_range
+        if anchor is not None:   # the identity: s = 1/R everywhere, so the gain starts as MCRA's √m
+            with torch.no_grad():
+                self.out.weight.zero_()
+                self.out.bias.fill_(-np.log(anchor_range - 1))
 
     def forward(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
                 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -146,7 +159,10 @@ class BandGainNet(nn.Module):
         for index, gru in enumerate(self.grus):
             h, last = gru(h, None if state is None else state[index])
             states.append(last)
-        return torch.sigmoid(self.out(h)), states
+        gains = torch.sigmoid(self.out(h))
+        if self.anchor is not None:
+            gains = anchored_gains(gains, x[..., self.anchor[0]:self.anchor[1]], self.anchor_range)
+        return gains, states
 
     def fold_normalisation(self) -> None:
         """Make the first GRU take raw rows: W_ih' = W_ih·diag(scale), b_ih' = b_ih − W_ih' shift (its input enters
@@ -175,6 +191,13 @@ class BandGainNet(nn.Module):
                 + 14 * gru.hidden_size
         flops += 2 * self.out.weight.numel() + self.out.bias.numel() + 3 * self.out.out_features
         return flops / 1e6
+
+
+def anchored_gains(correction: torch.Tensor, mcra_gain_db: torch.Tensor, anchor_range: float) -> torch.Tensor:
+    """The band gains of an anchored network from its sigmoid outputs s ∈ (0, 1) and MCRA's band gain row m (dB,
+    an energy ratio): min(1, √m · R·s) — what the host computes per hop after alertnet has run the network, 32
+    multiplications and square roots of the band ratios it computes for that input row anyway."""
+    return torch.clamp(10 ** (mcra_gain_db / 20) * anchor_range * correction, max=1.0)
 
 
 def rnnoise_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, under_weight: float = 1.0
@@ -235,10 +258,12 @@ def load(path: Path) -> tuple[BandGainNet, tuple[str, ...]]:
         description = json.loads(path.with_suffix(".json").read_text())
         architecture = description["architecture"]
         rows = tuple(description["input"]["rows"])
+        anchor = architecture.get("anchor")   # absent in files written before the option
         model = BandGainNet(architecture["inputs"], architecture["hidden"], architecture["layers"],
-                            architecture["bands"])
+                            architecture["bands"], anchor and anchor_columns(rows, anchor["row"]),
+                            anchor["range"] if anchor else 2.0)
         model.load_state_dict(torch.load(path, weights_only=True))
-    except (OSError, KeyError, TypeError, json.JSONDecodeError, RuntimeError) as error:
+    except (OSError, KeyError, TypeError, ValueError, json.JSONDecodeError, RuntimeError) as error:
         raise ValueError(f"{path}: not a band-gain network written by train_band_gain.py ({error})") from None
     model.eval()
     return model, rows
@@ -263,10 +288,11 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
     """Adam on stretches of ``crop`` hops of the training sequences (each epoch cuts every sequence anew, from a
     random offset, and shuffles the stretches; the GRUs start from zero at each) or on whole sequences, validated
     on whole sequences, the best epoch's weights by validation loss kept, the learning rate halved after each
-    epoch without a better one; stops after ``patience`` such epochs in a row, or after the epoch that ends past ``minutes``. ``train`` and ``val`` are (inputs, targets, masks,
-    relative band energies), ``loss(gains, targets, masks, energies)``; ``input_noise``: the deviation of Gaussian
-    noise added to the standardised training inputs (a regulariser). Returns (epoch, training loss, validation
-    loss) per epoch."""
+    epoch without a better one; stops after ``patience`` such epochs in a row, or after the epoch that ends past
+    ``minutes``. ``train`` and ``val`` are (inputs, targets, masks, relative band energies), ``loss(gains,
+    targets, masks, energies)``; ``input_noise``: the deviation of Gaussian noise added to the standardised
+    training inputs (a regulariser). Returns (epoch, training loss, validation loss) per epoch, epoch 0 being the
+    starting weights (no training loss), which are kept if no epoch does better."""
     train = tuple(torch.as_tensor(a) for a in train)
     val = tuple(torch.as_tensor(a) for a in val)
     optimiser = torch.optim.Adam(model.parameters(), lr=lr)
@@ -279,7 +305,11 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
         model.train()
         return value
 
-    history, best, best_state, waited = [], float("inf"), copy.deepcopy(model.state_dict()), 0
+    # The starting weights count as epoch 0: an anchored network that training cannot improve on validation
+    # stays MCRA's band gain.
+    best, best_state, waited = validation_loss(), copy.deepcopy(model.state_dict()), 0
+    history: list[tuple[int, float | None, float]] = [(0, None, best)]
+    log(f"epoch 0 (the starting weights): validation loss {best:.5f}")
     started = time.monotonic()
     count, hops = train[0].shape[:2]
     for epoch in range(1, epochs + 1):
@@ -331,6 +361,8 @@ def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list,
         "oracle band gain": lambda noisy, clean: bg.apply_band_gains(noisy, bg.oracle_band_gains(noisy, clean),
                                                                      strength),
     }
+    if model.anchor is not None:
+        systems[bg.MCRA_BANDS] = lambda noisy, clean: bg.apply_band_gains(noisy, bg.mcra_band_gains(noisy), strength)
     sums = {name: np.zeros(4) for name in systems}
     metrics = ("snr", "segsnr", "pesq", "stoi")
     for speech, noise in signals:
@@ -377,6 +409,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rows", type=parse_rows, default=DEFAULT_ROWS,
                    help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
                         f"(default {','.join(DEFAULT_ROWS)})")
+    p.add_argument("--anchor", choices=("none", "mcra"), default="none",
+                   help="none: the sigmoid's outputs are the band gains; mcra: they correct MCRA's own band "
+                        "amplitude gain √m (the mcra_gain row, which --rows must hold): gain = min(1, √m·R·s), "
+                        "starting from exactly √m (R = --anchor-range); default %(default)s")
+    p.add_argument("--anchor-range", type=float, default=2.0,
+                   help="R of --anchor mcra, above 1: the correction spans 0..R times MCRA's band gain "
+                        "(default %(default)g)")
     p.add_argument("--hidden", type=int, default=24, help="units of each GRU (default 24)")
     p.add_argument("--layers", type=int, default=2, help="stacked GRUs (default 2)")
     p.add_argument("--epochs", type=int, default=30, help="most passes over the training mixtures (default 30)")
@@ -427,6 +466,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error("--val-sources must be in (0, 1) and --seconds at least 0.5")
     if not 0 <= args.strength <= 1:
         p.error(f"--strength must be within 0..1, got {args.strength}")
+    if args.anchor_range <= 1:
+        p.error(f"--anchor-range must be above 1, got {args.anchor_range:g}")
+    if args.anchor == "mcra" and "mcra_gain" not in args.rows:
+        p.error(f"--anchor mcra needs the mcra_gain row in --rows, got {','.join(args.rows)}")
     return args
 
 
@@ -473,6 +516,13 @@ def select(inputs: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate([row(name) for name in rows], axis=-1))
 
 
+def anchor_columns(rows: tuple[str, ...], row: str = "mcra_gain") -> tuple[int, int]:
+    """(first, end) input columns of ``row`` among the input rows ``rows`` (ValueError if it is not one)."""
+    if row not in rows:
+        raise ValueError(f"an anchored network needs the {row} input row, rows are {','.join(rows)}")
+    return BANDS * rows.index(row), BANDS * (rows.index(row) + 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.monotonic()
@@ -484,11 +534,13 @@ def main(argv: list[str] | None = None) -> int:
           f"mixtures of {train[0].shape[1]} hops ({time.monotonic() - started:.0f} s)", flush=True)
 
     inputs = train[0].shape[2]
-    model = BandGainNet(inputs, args.hidden, args.layers)
+    anchor = anchor_columns(args.rows) if args.anchor == "mcra" else None
+    model = BandGainNet(inputs, args.hidden, args.layers, anchor=anchor, anchor_range=args.anchor_range)
     flat = train[0].reshape(-1, inputs)
     model.shift.copy_(torch.as_tensor(flat.mean(axis=0, dtype=np.float64), dtype=torch.float32))
     model.scale.copy_(torch.as_tensor(1 / np.maximum(flat.std(axis=0, dtype=np.float64), 1e-3), dtype=torch.float32))
-    print(f"network: {args.layers} GRU of {args.hidden}, dense {args.hidden} -> {BANDS}, sigmoid; "
+    print(f"network: {args.layers} GRU of {args.hidden}, dense {args.hidden} -> {BANDS}, sigmoid"
+          f"{f', min(1, sqrt(mcra_gain) * {args.anchor_range:g} * sigmoid)' if anchor else ''}; "
           f"{model.weight_count()} weights, {model.mflop_per_hop():.4f} MFLOP per hop", flush=True)
     if args.loss == "rnnoise":
         def loss(gains, goals, masks, energies):
@@ -518,6 +570,9 @@ def main(argv: list[str] | None = None) -> int:
                          "layers_in_order": [f"gru {inputs if i == 0 else args.hidden} -> {args.hidden}"
                                              for i in range(args.layers)] + [f"dense {args.hidden} -> {BANDS}",
                                                                              "sigmoid"],
+                         "anchor": {"row": "mcra_gain", "range": args.anchor_range,
+                                    "host": "gain = min(1, sqrt(m) * range * sigmoid output), m the mcra_gain "
+                                            "row as an energy ratio"} if anchor else None,
                          "weights": model.weight_count(), "mflop_per_hop": round(model.mflop_per_hop(), 5)},
         "input": {"rows": list(args.rows), "features": ne.FEATURES, "noise_input": SPEC_INPUT,
                   "hop_seconds": ne.HOP / ne.SAMPLE_RATE, "order": "rows after one another, 32 bands each, in dB; "
@@ -525,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
         "trained_on": f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
                       f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
                       f"{args.snr[1]:g} dB, seed {args.seed}",
-        "training": {"epochs_run": len(history), "best_epoch": best[0], "best_validation_loss": best[2],
+        "training": {"epochs_run": len(history) - 1, "best_epoch": best[0], "best_validation_loss": best[2],
                      "lr": args.lr, "batch": args.batch, "crop": args.crop, "loss": args.loss,
                      "compression": args.compression if args.loss == "compressed" else None,
                      "under_weight": args.under_weight, "input_noise": args.input_noise,

@@ -198,7 +198,8 @@ def test_a_short_training_run_lowers_the_loss_and_writes_a_network_that_loads(tm
     assert "epoch 12:" in out and "band-gain network:" in out
     description = json.loads((tmp_path / "net.json").read_text())
     history = description["training"]["history"]
-    assert history[-1][1] < 0.8 * history[0][1]   # training loss
+    assert history[0][:2] == [0, None]   # the starting weights: validation loss only
+    assert history[-1][1] < 0.8 * history[1][1]   # training loss
     assert min(entry[2] for entry in history) < history[0][2]   # validation loss
     assert description["input"]["rows"] == list(tbg.DEFAULT_ROWS)
     assert description["architecture"]["inputs"] == 32 * len(tbg.DEFAULT_ROWS)
@@ -228,3 +229,117 @@ def test_band_gain_study_scores_a_network_through_the_enhancers_path(small_set, 
     rows = {line.split(" | ")[2]: line.split(" | ")[4:8] for line in (tmp_path / "report.md").read_text().splitlines()
             if line.startswith("| all | all |")}
     assert rows["band-gain network unit"] == rows["unprocessed"]
+
+
+def _anchored(inputs=4 * 32, hidden=6, anchor_range=2.0, seed=0) -> tbg.BandGainNet:
+    torch.manual_seed(seed)
+    model = tbg.BandGainNet(inputs, hidden, 2, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS), anchor_range=anchor_range)
+    with torch.no_grad():
+        model.shift.uniform_(-20, 0)
+        model.scale.uniform_(0.05, 0.2)
+    return model.eval()
+
+
+def _rows_with_mcra_gain(hops=30, seed=1) -> torch.Tensor:
+    """Random input rows whose mcra_gain columns (the last of DEFAULT_ROWS) span −30…+3 dB."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(2, hops, 4 * 32, generator=generator) * 10
+    x[..., tbg.BANDS * tbg.DEFAULT_ROWS.index("mcra_gain"):][...] = \
+        torch.rand(2, hops, 32, generator=generator) * 33 - 30
+    return x
+
+
+def test_the_anchored_gain_is_mcras_band_amplitude_times_the_correction_clipped_at_one():
+    # m = 0.25 (−6.02 dB): √m = 0.5; s = 0.75, R = 2: 0.75. m = 1 (0 dB), s = 0.9: 1.8, clipped to 1.
+    # m = 0.01 (−20 dB), s = 0.1, R = 4: 0.1·0.4 = 0.04.
+    mcra_db = torch.tensor([10 * np.log10(0.25), 0.0, -20.0])
+    assert tbg.anchored_gains(torch.tensor([0.75, 0.9, 0.1]), mcra_db, 2.0)[:2].tolist() == pytest.approx([0.75, 1.0])
+    assert tbg.anchored_gains(torch.tensor([0.1]), mcra_db[2:], 4.0).item() == pytest.approx(0.04)
+
+
+@pytest.mark.parametrize("anchor_range", [2.0, 3.0])
+def test_an_untrained_anchored_network_gives_exactly_mcras_band_gain(anchor_range):
+    model = _anchored(anchor_range=anchor_range)
+    x = _rows_with_mcra_gain()
+    with torch.no_grad():
+        gains = model(x)[0]
+    expected = np.minimum(1.0, np.sqrt(10 ** (x[..., 96:].double().numpy() / 10)))
+    np.testing.assert_allclose(gains.double().numpy(), expected, rtol=1e-6)
+
+
+def test_a_trained_anchored_network_multiplies_mcras_gain_by_range_times_its_sigmoid():
+    model = _anchored(anchor_range=3.0)
+    x = _rows_with_mcra_gain(seed=2)
+    with torch.no_grad():
+        model.out.bias.uniform_(-3, 3)   # the dense layer's weights stay 0: s = σ(bias) per band
+        gains = model(x)[0].double().numpy()
+    s = 1 / (1 + np.exp(-model.out.bias.detach().double().numpy()))
+    expected = np.minimum(1.0, 10 ** (x[..., 96:].double().numpy() / 20) * 3.0 * s)
+    np.testing.assert_allclose(gains, expected, rtol=1e-6)
+    assert (gains < 1).any() and (gains == 1).any()
+
+
+def test_an_anchored_network_streams_and_survives_folding_saving_and_loading(tmp_path):
+    model = _anchored()
+    with torch.no_grad():
+        for parameter in model.out.parameters():
+            parameter.uniform_(-1, 1)
+    x = _rows_with_mcra_gain(seed=3)
+    with torch.no_grad():
+        whole = model(x)[0]
+        state, hops = None, []
+        for t in range(x.shape[1]):
+            gains, state = model(x[:, t:t + 1], state)
+            hops.append(gains)
+    torch.testing.assert_close(torch.cat(hops, dim=1), whole, rtol=0, atol=1e-6)
+    tbg.save(model, tmp_path / "a.pt", {"architecture": {"inputs": 128, "hidden": 6, "layers": 2, "bands": 32,
+                                                         "anchor": {"row": "mcra_gain", "range": 2.0}},
+                                        "input": {"rows": list(tbg.DEFAULT_ROWS)}})
+    loaded, rows = tbg.load(tmp_path / "a.pt")
+    assert loaded.anchor == (96, 128) and loaded.anchor_range == 2.0
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(x)[0], whole, rtol=0, atol=1e-5)
+
+
+def test_an_anchor_needs_the_mcra_gain_row_and_a_range_above_one(tmp_path, capsys):
+    with pytest.raises(ValueError, match="needs the mcra_gain input row"):
+        tbg.anchor_columns(("delta", "posterior"))
+    with pytest.raises(ValueError, match="range above 1"):
+        tbg.BandGainNet(128, 4, anchor=(96, 128), anchor_range=1.0)
+    for more, message in ((["--anchor", "mcra", "--rows", "delta,posterior"], "needs the mcra_gain row"),
+                          (["--anchor", "mcra", "--anchor-range", "1"], "--anchor-range must be above 1")):
+        with pytest.raises(SystemExit):
+            tbg.parse_args(["--corpus", str(tmp_path), "--out", str(tmp_path / "x.pt"), *more])
+        assert message in capsys.readouterr().err.splitlines()[-1]
+
+
+def test_mcra_band_gains_are_the_square_root_of_the_direct_mcra_gain_row():
+    rng = np.random.default_rng(14)
+    samples = 0.02 * rng.standard_normal(6000) + 0.2 * np.sin(2 * np.pi * 440 * np.arange(6000) / ne.SAMPLE_RATE)
+    direct = 10 ** (_direct_rows(samples)["mcra_gain"] / 20)
+    np.testing.assert_allclose(bg.mcra_band_gains(samples), direct, rtol=1e-7, atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore:Not enough STFT frames:RuntimeWarning")
+def test_a_short_anchored_training_run_writes_an_anchored_network(tmp_path, capsys):
+    _catalogue(tmp_path)
+    assert _train(tmp_path, tmp_path / "net.pt", "--epochs", "2", "--anchor", "mcra", "--anchor-range", "2.5") == 0
+    out = capsys.readouterr().out
+    assert "mcra band gain (the anchor):" in out and "sqrt(mcra_gain) * 2.5 * sigmoid" in out
+    description = json.loads((tmp_path / "net.json").read_text())
+    assert description["architecture"]["anchor"]["range"] == 2.5
+    model, rows = tbg.load(tmp_path / "net.pt")
+    assert model.anchor == tbg.anchor_columns(rows) and model.anchor_range == 2.5
+
+
+def test_band_gain_study_scores_an_untrained_anchored_network_as_mcras_band_gain(small_set, tmp_path):  # noqa: F811
+    model = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS))
+    tbg.save(model, tmp_path / "anchor.pt", {"architecture": {"inputs": 32 * len(tbg.DEFAULT_ROWS), "hidden": 4,
+                                                              "layers": 1, "bands": 32,
+                                                              "anchor": {"row": "mcra_gain", "range": 2.0}},
+                                             "input": {"rows": list(tbg.DEFAULT_ROWS)}})
+    assert bg.main(["score", "--corpus", str(small_set), "--band-gain-model", str(tmp_path / "anchor.pt"),
+                    "--mcra-band-gain", "--out", str(tmp_path / "report.md")]) == 0
+    rows = {line.split(" | ")[2]: line.split(" | ")[4:8] for line in (tmp_path / "report.md").read_text().splitlines()
+            if line.startswith("| all | all |")}
+    assert rows["band-gain network anchor"] == rows[bg.MCRA_BANDS] != rows["unprocessed"]
