@@ -351,9 +351,15 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
     return history
 
 
+SNR_BINS = ((-np.inf, 2.5), (2.5, 7.5), (7.5, 15.0), (15.0, np.inf))   # input SNR (dB) of the validation table
+
+
 def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float) -> dict:
     """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network's
-    gains and the oracle gains, each through band_gain_study's path (score_enhancement's metrics)."""
+    gains, the oracle gains (and MCRA's band gains, the anchor, for an anchored network), each through
+    band_gain_study's path (score_enhancement's metrics): {"mixtures": scored, "silent_noise": left out, "all":
+    {system: means}, "by_input_snr": {"LOW..HIGH dB": {"mixtures": n, system: means}}}. A mixture whose noise is
+    silent (a silent stretch of a noise recording) has no SNR to improve and is left out."""
     systems = {
         "mcra + gain rule": lambda noisy, clean: bg.enhance_mcra(noisy, strength),
         "band-gain network": lambda noisy, clean: bg.apply_band_gains(noisy, predict_gains(model, noisy, rows),
@@ -363,16 +369,30 @@ def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list,
     }
     if model.anchor is not None:
         systems[bg.MCRA_BANDS] = lambda noisy, clean: bg.apply_band_gains(noisy, bg.mcra_band_gains(noisy), strength)
-    sums = {name: np.zeros(4) for name in systems}
     metrics = ("snr", "segsnr", "pesq", "stoi")
-    for speech, noise in signals:
+    scored = [(speech, noise) for speech, noise in signals if np.any(noise)]
+    deltas, inputs = {name: [] for name in systems}, []
+    for speech, noise in scored:
         noisy = speech + noise
         base = se.score_pair(speech, noisy)
+        inputs.append(base["snr"])
         for name, run in systems.items():
-            scored = se.score_pair(speech, run(noisy, speech))
-            sums[name] += [scored[m] - base[m] for m in metrics]
-    return {name: dict(zip(("snri_db", "segsnri_db", "pesq_delta", "stoi_delta"), (total / len(signals)).tolist()))
-            for name, total in sums.items()}
+            output = se.score_pair(speech, run(noisy, speech))
+            deltas[name].append([output[m] - base[m] for m in metrics])
+
+    def means(chosen: np.ndarray) -> dict:
+        return {name: dict(zip(("snri_db", "segsnri_db", "pesq_delta", "stoi_delta"),
+                               np.mean(np.asarray(values)[chosen], axis=0).tolist()))
+                for name, values in deltas.items()}
+
+    inputs = np.asarray(inputs)
+    bins = {}
+    for low, high in SNR_BINS:
+        chosen = (inputs >= low) & (inputs < high)
+        if chosen.any():
+            bins[f"{low:g}..{high:g} dB"] = {"mixtures": int(chosen.sum()), **means(chosen)}
+    return {"mixtures": len(scored), "silent_noise": len(signals) - len(scored),
+            "all": means(np.ones(len(scored), dtype=bool)) if scored else {}, "by_input_snr": bins}
 
 
 def parse_rows(text: str) -> tuple[str, ...]:
@@ -558,11 +578,16 @@ def main(argv: list[str] | None = None) -> int:
     scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength) \
         if args.score_mixtures else {}
     if scores:
-        print(f"validation enhancement, {args.score_mixtures} mixtures of held-out sources "
+        silent = f", {scores['silent_noise']} with silent noise left out" if scores["silent_noise"] else ""
+        print(f"validation enhancement, {scores['mixtures']} mixtures of held-out sources{silent} "
               "(SNRi dB / segSNRi dB / PESQ-WB Δ / STOI Δ):")
-        for name, values in scores.items():
-            print(f"  {name}: {values['snri_db']:+.2f} / {values['segsnri_db']:+.2f} / {values['pesq_delta']:+.3f} / "
-                  f"{values['stoi_delta']:+.4f}", flush=True)
+        for label, table in [("all", scores["all"])] + [(f"input SNR {label}, {table['mixtures']} mixtures", table)
+                                                        for label, table in scores["by_input_snr"].items()]:
+            print(f" {label}:")
+            for name, values in table.items():
+                if name != "mixtures":
+                    print(f"  {name}: {values['snri_db']:+.2f} / {values['segsnri_db']:+.2f} / "
+                          f"{values['pesq_delta']:+.3f} / {values['stoi_delta']:+.4f}", flush=True)
     best = min(history, key=lambda entry: entry[2])
     description = {
         "what": "per-band gains of the speech enhancer's low-latency path (tools/train_band_gain.py)",

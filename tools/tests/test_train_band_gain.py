@@ -343,3 +343,23 @@ def test_band_gain_study_scores_an_untrained_anchored_network_as_mcras_band_gain
     rows = {line.split(" | ")[2]: line.split(" | ")[4:8] for line in (tmp_path / "report.md").read_text().splitlines()
             if line.startswith("| all | all |")}
     assert rows["band-gain network anchor"] == rows[bg.MCRA_BANDS] != rows["unprocessed"]
+
+
+def test_validation_scores_leave_out_silent_noise_and_split_by_input_snr(small_set):  # noqa: F811
+    import soundfile as sf
+    name = sorted((small_set / "clean").iterdir())[0].name
+    clean, _ = sf.read(str(small_set / "clean" / name), dtype="float64")
+    noisy, _ = sf.read(str(small_set / "audio" / name), dtype="float64")
+    noise = noisy - clean   # the set's 0 dB condition
+    model = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS))
+    scores = tbg.enhancement_scores(model, tbg.DEFAULT_ROWS, [(clean, noise), (clean, np.zeros_like(noise)),
+                                                              (clean, 0.05 * noise)], 0.7)
+    assert scores["mixtures"] == 2 and scores["silent_noise"] == 1
+    assert list(scores["by_input_snr"]) == ["-inf..2.5 dB", "15..inf dB"]
+    for system, means in scores["all"].items():
+        assert np.all(np.isfinite(list(means.values())))
+        for metric, value in means.items():
+            assert value == pytest.approx(np.mean([table[system][metric] for table in
+                                                   scores["by_input_snr"].values()]))
+    # an untrained anchored network is MCRA's band gain (in float32)
+    assert scores["all"]["band-gain network"] == pytest.approx(scores["all"][bg.MCRA_BANDS], rel=1e-3)
