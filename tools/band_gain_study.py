@@ -12,9 +12,8 @@ The MCRA path matches ``hearalert enhance --mode low-latency --noise-estimator m
 gains — per 4 ms frame and band, g = √(S/Y) from the separately known speech S and the mixture Y (RNNoise's
 training target, Valin 2018), instantaneous or smoothed as the noise estimate's band power is: the upper bound
 of a learned band gain in this framing — and any band-gain network of tools/train_band_gain.py given with
---band-gain-model, its gains through the same path (a network trained with ``--anchor mcra`` gives a correction
-of MCRA's band gains, applied as its description says; --mcra-band-gain scores those band gains alone). Scores
-are score_enhancement.py's own (SNR, segmental SNR, PESQ-WB, STOI) and its table.
+--band-gain-model, its gains through the same path (a network trained with ``--anchor mcra`` gives per-band
+corrections that multiply MCRA's own per-bin gains: ``correct_mcra_gains``). Scores are score_enhancement.py's own (SNR, segmental SNR, PESQ-WB, STOI) and its table.
 
 Example (the real-noise set of Enhancement/README.md, about 3 minutes on one core):
   nice -n 10 .venv/bin/python tools/band_gain_study.py score --corpus /tmp/enh-real
@@ -113,15 +112,6 @@ def mcra_band_gain(power: np.ndarray, noise: np.ndarray, bands: np.ndarray) -> n
     return (gains ** 2 * power) @ bands / np.maximum(power @ bands, ne.LOG_FLOOR)
 
 
-def mcra_band_gains(samples: np.ndarray) -> np.ndarray:
-    """[hops, B] MCRA's band amplitude gains √``mcra_band_gain`` of a signal: today's path pooled into the bands,
-    what an ``--anchor mcra`` network of tools/train_band_gain.py starts from."""
-    spectra = analyse(samples)
-    power = spectra.real ** 2 + spectra.imag ** 2
-    bands = features.mel_filterbank(ne.FEATURES).T.astype(np.float64)
-    return np.sqrt(mcra_band_gain(power, mcra_noise(power), bands))
-
-
 def floor_gain(strength: float = DEFAULT_STRENGTH) -> float:
     """Gmin, the amplitude floor: −30·strength dB in power."""
     return float(np.sqrt(10 ** (-3 * strength)))
@@ -142,6 +132,19 @@ def apply_band_gains(samples: np.ndarray, band_gains: np.ndarray, strength: floa
     spectra = analyse(samples)
     gains = ne.interpolate(band_gains, ne.band_centres(filterbank), spectra.shape[1])
     return synthesise(spectra * np.maximum(gains, floor_gain(strength)), len(samples))
+
+
+def correct_mcra_gains(samples: np.ndarray, corrections: np.ndarray, strength: float = DEFAULT_STRENGTH
+                       ) -> np.ndarray:
+    """The enhancer's path with MCRA's own per-bin gains G(k) (``enhance_mcra``'s) multiplied by per-band
+    corrections [hops, B], interpolated to bins between the Mel bands' centres as ``apply_band_gains`` does,
+    clipped at 1 and floored at Gmin: with every correction 1 it is ``enhance_mcra`` exactly."""
+    filterbank = features.mel_filterbank(ne.FEATURES)
+    spectra = analyse(samples)
+    power = spectra.real ** 2 + spectra.imag ** 2
+    gains = decision_directed_gains(power, mcra_noise(power), strength)
+    gains = gains * ne.interpolate(corrections, ne.band_centres(filterbank), spectra.shape[1])
+    return synthesise(spectra * np.maximum(np.minimum(gains, 1.0), floor_gain(strength)), len(samples))
 
 
 def oracle_band_gains(noisy: np.ndarray, clean: np.ndarray, smoothing: float | None = None) -> np.ndarray:
@@ -167,30 +170,25 @@ def systems(strength: float) -> dict:
     }
 
 
-MCRA_BANDS = "mcra band gain (the anchor)"
-
-
 def network_system(path: Path, strength: float) -> tuple[str, object]:
     """(table name, function) of a band-gain network written by train_band_gain.py, its gains in this path."""
     import train_band_gain   # PyTorch, only when a network is scored
 
     model, rows = train_band_gain.load(path)
-    return f"band-gain network {path.stem}", lambda noisy, clean: apply_band_gains(
-        noisy, train_band_gain.predict_gains(model, noisy, rows), strength)
+    return f"band-gain network {path.stem}", lambda noisy, clean: train_band_gain.enhance(model, rows, noisy,
+                                                                                         strength)
 
 
-def score(corpus: Path, pattern: str | None, strength: float, networks: tuple[Path, ...] = (),
-          mcra_bands: bool = False) -> tuple[list[str], dict]:
+def score(corpus: Path, pattern: str | None, strength: float, networks: tuple[Path, ...] = ()
+          ) -> tuple[list[str], dict]:
     """score_enhancement's results structure for score_enhancement.report (each output is aligned already), with
-    a row for each band-gain network of ``networks`` and, with ``mcra_bands``, one for MCRA's band gains."""
+    a row for each band-gain network of ``networks``."""
     extras = json.loads((corpus / "corpus.json").read_text()).get("files", {})
     names = [line.split("\t")[0] for line in (corpus / "files.tsv").read_text().splitlines()[1:] if line]
     names = [name for name in names if pattern is None or fnmatch.fnmatchcase(name, pattern)]
     if not names:
         raise ValueError(f"{corpus / 'files.tsv'}: no file" + (f" matches {pattern!r}" if pattern else ""))
     variants = systems(strength)
-    if mcra_bands:
-        variants[MCRA_BANDS] = lambda noisy, clean: apply_band_gains(noisy, mcra_band_gains(noisy), strength)
     variants.update(network_system(path, strength) for path in networks)
     results: dict = defaultdict(lambda: defaultdict(list))
     lags: dict = defaultdict(list)
@@ -222,18 +220,14 @@ def main(argv: list[str] | None = None) -> int:
                      help="the enhancer's strength: over-subtraction and floor (default %(default)s)")
     run.add_argument("--band-gain-model", type=Path, action="append", default=[],
                      help="also score this network of tools/train_band_gain.py (its .pt; the .json beside it); "
-                          "repeat for several; a network trained with --anchor mcra corrects MCRA's band gain, "
-                          "as its .json says")
-    run.add_argument("--mcra-band-gain", action="store_true",
-                     help="also score MCRA's own band amplitude gains √m (the mcra_gain row pooled from today's "
-                          "path) through the band path: what an --anchor mcra network starts from")
+                          "repeat for several; a network trained with --anchor mcra corrects MCRA's per-bin gains "
+                          "(its .json says so)")
     run.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
     args = parser.parse_args(argv)
     if not 0 <= args.strength <= 1:
         parser.error(f"--strength must be within 0..1, got {args.strength}")
     try:
-        names, scored = score(args.corpus, args.files, args.strength, tuple(args.band_gain_model),
-                              args.mcra_band_gain)
+        names, scored = score(args.corpus, args.files, args.strength, tuple(args.band_gain_model))
     except (OSError, ValueError) as error:
         parser.error(str(error))
     table = se.report(names, scored, "tools/band_gain_study.py " + " ".join(argv if argv is not None else

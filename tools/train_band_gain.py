@@ -21,11 +21,12 @@ each a causal recursion over past and present hops that the host runs already (M
 learned noise estimate runs (the smoothed power and its minimum). The network, one step per hop: GRU (rows × 32
 → H), further GRUs (H → H), dense (H → 32), sigmoid, the gain g_t(b) ∈ (0, 1) of each band, which
 ``band_gain_study.apply_band_gains`` interpolates to bins between the bands' centres and floors at the enhancer's
-Gmin (−21 dB at the default strength). With --anchor mcra the sigmoid's output s(b) is instead a correction of
-today's path: the gain is min(1, √m(b) · R·s(b)), m the mcra_gain row as an energy ratio (√m MCRA's band amplitude
-gain) and R = --anchor-range; the dense layer starts at zero weights and bias logit(1/R), so training starts from
-exactly MCRA's band gains, and the starting weights are kept unless an epoch beats them on validation. The host
-computes that product per hop after alertnet has run the network, from the row it computed as input. Only ops
+Gmin (−21 dB at the default strength). With --anchor mcra the sigmoid's outputs s(b) are instead corrections of
+today's path: R·s(b) (R = --anchor-range), interpolated to bins, multiplies MCRA's own gain G(k) in every bin,
+clipped at 1 (band_gain_study.correct_mcra_gains); the loss sees its band form min(1, √m(b)·R·s(b)), m the
+mcra_gain row as an energy ratio. The dense layer starts at zero weights and bias logit(1/R), so training starts
+from exactly today's path, and the starting weights are kept unless an epoch beats them on validation. The host
+computes the product per hop after alertnet has run the network, from the gains it computed for that row. Only ops
 the alertnet C core runs: ``gru`` (nn.GRU, one layer, one direction, state carried hop to hop, zero at the
 stream's start), ``dense`` per frame and ``sigmoid``. The inputs are standardised with the training set's mean
 and deviation per input, and that scaling is folded into the first GRU's input weights when the file is written,
@@ -130,8 +131,8 @@ class BandGainNet(nn.Module):
 
     With ``anchor`` = (first, end), the raw input columns of the ``mcra_gain`` row (MCRA's band gain m in dB), the
     sigmoid's output s is a correction of MCRA's own band amplitude gain: the gain is min(1, √m · R·s), R =
-    ``anchor_range`` (> 1). The dense layer starts at zero weights and bias logit(1/R), so an untrained network
-    gives exactly √m; the correction spans 0…R times it."""
+    ``anchor_range`` (> 1; ``enhance`` applies R·s to MCRA's per-bin gains). The dense layer starts at zero weights
+    and bias logit(1/R), so an untrained network gives exactly √m; the correction spans 0…R times it."""
 
     def __init__(self, inputs: int, hidden: int, layers: int = 2, bands: int = BANDS,
                  anchor: tuple[int, int] | None = None, anchor_range: float = 2.0):
@@ -151,15 +152,21 @@ class BandGainNet(nn.Module):
                 self.out.weight.zero_()
                 self.out.bias.fill_(-np.log(anchor_range - 1))
 
-    def forward(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
+    def outputs(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
                 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """(gains [batch, hops, bands], each GRU's last hidden state): feeding the states back continues a stream."""
+        """(the sigmoid's outputs [batch, hops, bands], each GRU's last hidden state): what alertnet computes."""
         h = (x - self.shift) * self.scale
         states = []
         for index, gru in enumerate(self.grus):
             h, last = gru(h, None if state is None else state[index])
             states.append(last)
-        gains = torch.sigmoid(self.out(h))
+        return torch.sigmoid(self.out(h)), states
+
+    def forward(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
+                ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """(band gains [batch, hops, bands], each GRU's last hidden state): feeding the states back continues a
+        stream. Anchored, the band-domain form the loss sees, ``anchored_gains``."""
+        gains, states = self.outputs(x, state)
         if self.anchor is not None:
             gains = anchored_gains(gains, x[..., self.anchor[0]:self.anchor[1]], self.anchor_range)
         return gains, states
@@ -195,8 +202,9 @@ class BandGainNet(nn.Module):
 
 def anchored_gains(correction: torch.Tensor, mcra_gain_db: torch.Tensor, anchor_range: float) -> torch.Tensor:
     """The band gains of an anchored network from its sigmoid outputs s ∈ (0, 1) and MCRA's band gain row m (dB,
-    an energy ratio): min(1, √m · R·s) — what the host computes per hop after alertnet has run the network, 32
-    multiplications and square roots of the band ratios it computes for that input row anyway."""
+    an energy ratio): min(1, √m · R·s), MCRA's band amplitude gain corrected — the band-domain form of what
+    ``enhance`` applies per bin, min(1, G(k)·C(k)) with C the corrections R·s interpolated to bins, which is what
+    the loss can see with band targets."""
     return torch.clamp(10 ** (mcra_gain_db / 20) * anchor_range * correction, max=1.0)
 
 
@@ -236,11 +244,18 @@ def snr_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, leve
     return torch.mean(10 * torch.log10((output + floor) / ((weight * (1 - target) ** 2).sum(dim=(1, 2)) + floor)))
 
 
-def predict_gains(model: BandGainNet, samples: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
-    """[hops, B] the network's gains for a whole signal, from a zero state at its start."""
+def enhance(model: BandGainNet, rows: tuple[str, ...], samples: np.ndarray, strength: float) -> np.ndarray:
+    """A whole signal through the enhancer's path with the network run from a zero state at its start: its
+    outputs as the band gains (``band_gain_study.apply_band_gains``), or, anchored, R times them as corrections
+    of MCRA's per-bin gains (``band_gain_study.correct_mcra_gains``: per bin min(1, G·C), with every correction 1
+    exactly today's path) — what the host computes per hop after alertnet has run the network, from the gains it
+    computes for the mcra_gain input row anyway."""
     with torch.no_grad():
         x = torch.as_tensor(signal_features(samples, rows), dtype=torch.float32)[None]
-        return model(x)[0][0].double().numpy()
+        outputs = model.outputs(x)[0][0].double().numpy()
+    if model.anchor is None:
+        return bg.apply_band_gains(samples, outputs, strength)
+    return bg.correct_mcra_gains(samples, model.anchor_range * outputs, strength)
 
 
 def save(model: BandGainNet, path: Path, description: dict) -> None:
@@ -355,20 +370,16 @@ SNR_BINS = ((-np.inf, 2.5), (2.5, 7.5), (7.5, 15.0), (15.0, np.inf))   # input S
 
 
 def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float) -> dict:
-    """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network's
-    gains, the oracle gains (and MCRA's band gains, the anchor, for an anchored network), each through
-    band_gain_study's path (score_enhancement's metrics): {"mixtures": scored, "silent_noise": left out, "all":
+    """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network
+    (``enhance``) and the oracle gains, each through band_gain_study's path (score_enhancement's metrics): {"mixtures": scored, "silent_noise": left out, "all":
     {system: means}, "by_input_snr": {"LOW..HIGH dB": {"mixtures": n, system: means}}}. A mixture whose noise is
     silent (a silent stretch of a noise recording) has no SNR to improve and is left out."""
     systems = {
         "mcra + gain rule": lambda noisy, clean: bg.enhance_mcra(noisy, strength),
-        "band-gain network": lambda noisy, clean: bg.apply_band_gains(noisy, predict_gains(model, noisy, rows),
-                                                                      strength),
+        "band-gain network": lambda noisy, clean: enhance(model, rows, noisy, strength),
         "oracle band gain": lambda noisy, clean: bg.apply_band_gains(noisy, bg.oracle_band_gains(noisy, clean),
                                                                      strength),
     }
-    if model.anchor is not None:
-        systems[bg.MCRA_BANDS] = lambda noisy, clean: bg.apply_band_gains(noisy, bg.mcra_band_gains(noisy), strength)
     metrics = ("snr", "segsnr", "pesq", "stoi")
     scored = [(speech, noise) for speech, noise in signals if np.any(noise)]
     deltas, inputs = {name: [] for name in systems}, []
@@ -430,9 +441,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
                         f"(default {','.join(DEFAULT_ROWS)})")
     p.add_argument("--anchor", choices=("none", "mcra"), default="none",
-                   help="none: the sigmoid's outputs are the band gains; mcra: they correct MCRA's own band "
-                        "amplitude gain √m (the mcra_gain row, which --rows must hold): gain = min(1, √m·R·s), "
-                        "starting from exactly √m (R = --anchor-range); default %(default)s")
+                   help="none: the sigmoid's outputs are the band gains; mcra: R times them (R = --anchor-range) "
+                        "multiplies MCRA's own gains, per bin, clipped at 1 (trained on the band form min(1, "
+                        "√m·R·s), m the mcra_gain row, which --rows must hold), starting from exactly today's path; "
+                        "default %(default)s")
     p.add_argument("--anchor-range", type=float, default=2.0,
                    help="R of --anchor mcra, above 1: the correction spans 0..R times MCRA's band gain "
                         "(default %(default)g)")
@@ -560,7 +572,7 @@ def main(argv: list[str] | None = None) -> int:
     model.shift.copy_(torch.as_tensor(flat.mean(axis=0, dtype=np.float64), dtype=torch.float32))
     model.scale.copy_(torch.as_tensor(1 / np.maximum(flat.std(axis=0, dtype=np.float64), 1e-3), dtype=torch.float32))
     print(f"network: {args.layers} GRU of {args.hidden}, dense {args.hidden} -> {BANDS}, sigmoid"
-          f"{f', min(1, sqrt(mcra_gain) * {args.anchor_range:g} * sigmoid)' if anchor else ''}; "
+          f"{f', times {args.anchor_range:g}: corrections of MCRA gains' if anchor else ''}; "
           f"{model.weight_count()} weights, {model.mflop_per_hop():.4f} MFLOP per hop", flush=True)
     if args.loss == "rnnoise":
         def loss(gains, goals, masks, energies):
@@ -596,8 +608,10 @@ def main(argv: list[str] | None = None) -> int:
                                              for i in range(args.layers)] + [f"dense {args.hidden} -> {BANDS}",
                                                                              "sigmoid"],
                          "anchor": {"row": "mcra_gain", "range": args.anchor_range,
-                                    "host": "gain = min(1, sqrt(m) * range * sigmoid output), m the mcra_gain "
-                                            "row as an energy ratio"} if anchor else None,
+                                    "host": "per bin k: gain = max(Gmin, min(1, G(k) * C(k))), G MCRA's gain "
+                                            "rule, C range * sigmoid outputs interpolated to bins between the "
+                                            "bands' centres (band_gain_study.correct_mcra_gains)"}
+                         if anchor else None,
                          "weights": model.weight_count(), "mflop_per_hop": round(model.mflop_per_hop(), 5)},
         "input": {"rows": list(args.rows), "features": ne.FEATURES, "noise_input": SPEC_INPUT,
                   "hop_seconds": ne.HOP / ne.SAMPLE_RATE, "order": "rows after one another, 32 bands each, in dB; "

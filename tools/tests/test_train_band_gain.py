@@ -313,11 +313,20 @@ def test_an_anchor_needs_the_mcra_gain_row_and_a_range_above_one(tmp_path, capsy
         assert message in capsys.readouterr().err.splitlines()[-1]
 
 
-def test_mcra_band_gains_are_the_square_root_of_the_direct_mcra_gain_row():
+def test_corrections_multiply_mcras_own_gains_per_bin_clipped_at_one_and_floored():
     rng = np.random.default_rng(14)
     samples = 0.02 * rng.standard_normal(6000) + 0.2 * np.sin(2 * np.pi * 440 * np.arange(6000) / ne.SAMPLE_RATE)
-    direct = 10 ** (_direct_rows(samples)["mcra_gain"] / 20)
-    np.testing.assert_allclose(bg.mcra_band_gains(samples), direct, rtol=1e-7, atol=1e-5)
+    hops = len(bg.analyse(samples))
+    # every correction 1: today's path exactly
+    np.testing.assert_array_equal(bg.correct_mcra_gains(samples, np.ones((hops, 32))), bg.enhance_mcra(samples))
+    # corrections far above 1: every bin's gain clipped at 1, the input passes
+    np.testing.assert_allclose(bg.correct_mcra_gains(samples, np.full((hops, 32), 1e6)), samples, atol=1e-12)
+    # a constant correction c: each bin's gain max(c·G, Gmin), G the gain rule's
+    spectra = bg.analyse(samples)
+    power = spectra.real ** 2 + spectra.imag ** 2
+    gains = bg.decision_directed_gains(power, bg.mcra_noise(power))
+    expected = bg.synthesise(spectra * np.maximum(0.3 * gains, bg.floor_gain()), len(samples))
+    np.testing.assert_allclose(bg.correct_mcra_gains(samples, np.full((hops, 32), 0.3)), expected, atol=1e-12)
 
 
 @pytest.mark.filterwarnings("ignore:Not enough STFT frames:RuntimeWarning")
@@ -325,24 +334,24 @@ def test_a_short_anchored_training_run_writes_an_anchored_network(tmp_path, caps
     _catalogue(tmp_path)
     assert _train(tmp_path, tmp_path / "net.pt", "--epochs", "2", "--anchor", "mcra", "--anchor-range", "2.5") == 0
     out = capsys.readouterr().out
-    assert "mcra band gain (the anchor):" in out and "sqrt(mcra_gain) * 2.5 * sigmoid" in out
+    assert "times 2.5: corrections of MCRA gains" in out
     description = json.loads((tmp_path / "net.json").read_text())
     assert description["architecture"]["anchor"]["range"] == 2.5
     model, rows = tbg.load(tmp_path / "net.pt")
     assert model.anchor == tbg.anchor_columns(rows) and model.anchor_range == 2.5
 
 
-def test_band_gain_study_scores_an_untrained_anchored_network_as_mcras_band_gain(small_set, tmp_path):  # noqa: F811
+def test_band_gain_study_scores_an_untrained_anchored_network_as_todays_path(small_set, tmp_path):  # noqa: F811
     model = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS))
     tbg.save(model, tmp_path / "anchor.pt", {"architecture": {"inputs": 32 * len(tbg.DEFAULT_ROWS), "hidden": 4,
                                                               "layers": 1, "bands": 32,
                                                               "anchor": {"row": "mcra_gain", "range": 2.0}},
                                              "input": {"rows": list(tbg.DEFAULT_ROWS)}})
     assert bg.main(["score", "--corpus", str(small_set), "--band-gain-model", str(tmp_path / "anchor.pt"),
-                    "--mcra-band-gain", "--out", str(tmp_path / "report.md")]) == 0
+                    "--out", str(tmp_path / "report.md")]) == 0
     rows = {line.split(" | ")[2]: line.split(" | ")[4:8] for line in (tmp_path / "report.md").read_text().splitlines()
             if line.startswith("| all | all |")}
-    assert rows["band-gain network anchor"] == rows[bg.MCRA_BANDS] != rows["unprocessed"]
+    assert rows["band-gain network anchor"] == rows["mcra + gain rule (numpy)"] != rows["unprocessed"]
 
 
 def test_validation_scores_leave_out_silent_noise_and_split_by_input_snr(small_set):  # noqa: F811
@@ -361,5 +370,5 @@ def test_validation_scores_leave_out_silent_noise_and_split_by_input_snr(small_s
         for metric, value in means.items():
             assert value == pytest.approx(np.mean([table[system][metric] for table in
                                                    scores["by_input_snr"].values()]))
-    # an untrained anchored network is MCRA's band gain (in float32)
-    assert scores["all"]["band-gain network"] == pytest.approx(scores["all"][bg.MCRA_BANDS], rel=1e-3)
+    # an untrained anchored network is today's path: σ(0)·2 = 1 exactly
+    assert scores["all"]["band-gain network"] == scores["all"]["mcra + gain rule"]
