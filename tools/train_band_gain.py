@@ -73,6 +73,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from scipy.signal import lfilter
 
 import band_gain_study as bg
 import features
@@ -284,11 +285,27 @@ def load(path: Path) -> tuple[BandGainNet, tuple[str, ...]]:
     return model, rows
 
 
-def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...]):
-    """(inputs [count, hops, F], targets and masks [count, hops, B], float32; the signals (speech, noise))."""
+SHAPE_SPREAD = 3 / 8   # RNNoise's random spectral shaping: each filter coefficient drawn from ±3/8
+
+
+def shape(signal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``signal`` through a random second-order filter (1 + r1 z⁻¹ + r2 z⁻²) / (1 + r3 z⁻¹ + r4 z⁻²), each r uniform
+    in ±3/8 (RNNoise's augmentation, Valin 2018: a talker or microphone the data did not have), rescaled to the
+    signal's own energy so the mixture keeps its drawn SNR and level. The poles of 1 + r3 z⁻¹ + r4 z⁻² lie inside
+    the unit circle for every |r3|, |r4| ≤ 3/8, so the filter is stable."""
+    r = rng.uniform(-SHAPE_SPREAD, SHAPE_SPREAD, 4)
+    shaped = lfilter([1.0, r[0], r[1]], [1.0, r[2], r[3]], signal)
+    return shaped * np.sqrt(np.sum(signal ** 2) / max(np.sum(shaped ** 2), 1e-30))
+
+
+def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...], shaped: bool = False):
+    """(inputs [count, hops, F], targets and masks [count, hops, B], float32; the signals (speech, noise)); with
+    ``shaped`` speech and noise each through its own random ``shape`` filter."""
     inputs, goals, masks, signals = [], [], [], []
     for _ in range(count):
         speech, noise = mixer.mixture(seconds)
+        if shaped:
+            speech, noise = shape(speech, mixer.rng), shape(noise, mixer.rng)
         inputs.append(signal_features(speech + noise, rows).astype(np.float32))
         goal, mask = targets(speech, noise)
         goals.append(goal.astype(np.float32))
@@ -468,6 +485,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--compression", type=float, default=1.0,
                    help="exponent c of --loss compressed, in (0, 1]: 1 weighs bands by their energy as the SNR "
                         "does (default %(default)s)")
+    p.add_argument("--shape", action="store_true",
+                   help="pass each training mixture's speech and noise through their own random second-order "
+                        "filter, RNNoise's spectral shaping (coefficients within ±3/8, energy kept); the "
+                        "validation mixtures stay as recorded")
     p.add_argument("--input-noise", type=float, default=0.0,
                    help="deviation of Gaussian noise added to the standardised training inputs (default 0)")
     p.add_argument("--under-weight", type=float, default=3.0,
@@ -509,7 +530,8 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
     """Training and validation data with the --rows inputs, built with every row (so --cache serves any --rows) or
     read from --cache (the recordings each side used restored too)."""
     key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr), args.val_sources,
-                      str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS])
+                      str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS]
+                     + (["shape"] if args.shape else []))
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None
     if cached is not None and str(cached["key"]) == key:
         for mixer, used in zip(mixers, (cached["used_train"], cached["used_val"])):
@@ -518,7 +540,7 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
         signals = list(zip(cached["val_speech"], cached["val_noise"]))
         return (prepare(*(cached[f"{name}_train"] for name in "xym"), args.rows),
                 prepare(*(cached[f"{name}_val"] for name in "xym"), args.rows), signals, True)
-    *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS)
+    *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS, args.shape)
     *val, signals = build(mixers[1], args.val_mixtures, args.seconds, ROWS)
     if args.cache:
         args.cache.parent.mkdir(parents=True, exist_ok=True)
@@ -618,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
                   "normalisation folded into the first GRU"},
         "trained_on": f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
                       f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
-                      f"{args.snr[1]:g} dB, seed {args.seed}",
+                      f"{args.snr[1]:g} dB, seed {args.seed}{', spectral shaping' if args.shape else ''}",
         "training": {"epochs_run": len(history) - 1, "best_epoch": best[0], "best_validation_loss": best[2],
                      "lr": args.lr, "batch": args.batch, "crop": args.crop, "loss": args.loss,
                      "compression": args.compression if args.loss == "compressed" else None,

@@ -372,3 +372,22 @@ def test_validation_scores_leave_out_silent_noise_and_split_by_input_snr(small_s
                                                    scores["by_input_snr"].values()]))
     # an untrained anchored network is today's path: σ(0)·2 = 1 exactly
     assert scores["all"]["band-gain network"] == scores["all"]["mcra + gain rule"]
+
+
+def test_shaping_is_rnnoises_random_second_order_filter_with_the_energy_kept():
+    x = np.random.default_rng(15).standard_normal(3000)
+    shaped = tbg.shape(x, np.random.default_rng(16))
+    r = np.random.default_rng(16).uniform(-3 / 8, 3 / 8, 4)
+    y = np.zeros_like(x)   # the difference equation, sample by sample
+    for n in range(len(x)):
+        y[n] = x[n] + sum(r[i] * x[n - 1 - i] - r[2 + i] * y[n - 1 - i] for i in range(2) if n - 1 - i >= 0)
+    np.testing.assert_allclose(shaped, y * np.sqrt(np.sum(x ** 2) / np.sum(y ** 2)), rtol=1e-10, atol=1e-12)
+    assert np.sum(shaped ** 2) == pytest.approx(np.sum(x ** 2))
+    assert not np.allclose(shaped, x)
+    # the most resonant filter the draws allow stays bounded (poles inside the unit circle)
+    class Worst:   # poles at radius √(3/8)
+        @staticmethod
+        def uniform(low, high, n):
+            return np.array([0.0, 0.0, -3 / 8, 3 / 8])
+    impulse = tbg.shape(np.r_[1.0, np.zeros(4999)], Worst())
+    assert np.all(np.isfinite(impulse)) and np.max(np.abs(impulse[-100:])) < 1e-6
