@@ -298,14 +298,16 @@ def shape(signal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return shaped * np.sqrt(np.sum(signal ** 2) / max(np.sum(shaped ** 2), 1e-30))
 
 
-def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...], shaped: bool = False):
+def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...],
+          shaping: np.random.Generator | None = None):
     """(inputs [count, hops, F], targets and masks [count, hops, B], float32; the signals (speech, noise)); with
-    ``shaped`` speech and noise each through its own random ``shape`` filter."""
+    ``shaping``, speech and noise each through its own random ``shape`` filter drawn from it (a generator of its
+    own, so the mixtures drawn, the validation ones after them included, are the same with or without)."""
     inputs, goals, masks, signals = [], [], [], []
     for _ in range(count):
         speech, noise = mixer.mixture(seconds)
-        if shaped:
-            speech, noise = shape(speech, mixer.rng), shape(noise, mixer.rng)
+        if shaping is not None:
+            speech, noise = shape(speech, shaping), shape(noise, shaping)
         inputs.append(signal_features(speech + noise, rows).astype(np.float32))
         goal, mask = targets(speech, noise)
         goals.append(goal.astype(np.float32))
@@ -540,7 +542,8 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
         signals = list(zip(cached["val_speech"], cached["val_noise"]))
         return (prepare(*(cached[f"{name}_train"] for name in "xym"), args.rows),
                 prepare(*(cached[f"{name}_val"] for name in "xym"), args.rows), signals, True)
-    *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS, args.shape)
+    *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS,
+                      np.random.default_rng([args.seed, 1]) if args.shape else None)
     *val, signals = build(mixers[1], args.val_mixtures, args.seconds, ROWS)
     if args.cache:
         args.cache.parent.mkdir(parents=True, exist_ok=True)

@@ -391,3 +391,18 @@ def test_shaping_is_rnnoises_random_second_order_filter_with_the_energy_kept():
             return np.array([0.0, 0.0, -3 / 8, 3 / 8])
     impulse = tbg.shape(np.r_[1.0, np.zeros(4999)], Worst())
     assert np.all(np.isfinite(impulse)) and np.max(np.abs(impulse[-100:])) < 1e-6
+
+
+@pytest.mark.filterwarnings("ignore:Not enough STFT frames:RuntimeWarning")
+def test_shaping_changes_the_training_mixtures_and_leaves_the_validation_ones_alone(tmp_path):
+    _catalogue(tmp_path)
+    caches = {}
+    for name, more in (("plain", []), ("shaped", ["--shape"])):
+        caches[name] = tmp_path / f"{name}.npz"
+        assert _train(tmp_path, tmp_path / f"{name}.pt", "--epochs", "1", "--score-mixtures", "0",
+                      "--cache", str(caches[name]), *more) == 0
+    plain, shaped = np.load(caches["plain"]), np.load(caches["shaped"])
+    for key in ("val_speech", "val_noise", "x_val", "used_train", "used_val"):
+        np.testing.assert_array_equal(plain[key], shaped[key], err_msg=key)
+    assert not np.allclose(plain["x_train"], shaped["x_train"])
+    assert str(plain["key"]) != str(shaped["key"])
