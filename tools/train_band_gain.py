@@ -41,7 +41,8 @@ speech removed, weighted --under-weight times):
   rnnoise     RNNoise's, with d = √g − √g*: 10·d⁴ + d² + 0.01·BCE(g, g*), every band alike — measured, it turns
               clear speech down (Enhancement/EXPERIMENTS.md, 2026-11-26);
   snr         minus each sequence's SNR improvement in the band domain, in dB.
-The defaults are the settings chosen on the validation mixtures (EXPERIMENTS.md, 2026-11-26).
+The defaults are the settings chosen on the validation mixtures (EXPERIMENTS.md, 2026-11-26: the anchored
+network; --anchor none gives the earlier c10).
 
 Data (tools/train_noise_estimator.py's catalogue and Mixer, imported): train-role speech reaching
 --min-speech-bandwidth-hz (default 7 kHz) strung with pauses, in train-role real noise or babble, −5…20 dB SNR,
@@ -390,9 +391,10 @@ SNR_BINS = ((-np.inf, 2.5), (2.5, 7.5), (7.5, 15.0), (15.0, np.inf))   # input S
 
 def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float) -> dict:
     """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network
-    (``enhance``) and the oracle gains, each through band_gain_study's path (score_enhancement's metrics): {"mixtures": scored, "silent_noise": left out, "all":
-    {system: means}, "by_input_snr": {"LOW..HIGH dB": {"mixtures": n, system: means}}}. A mixture whose noise is
-    silent (a silent stretch of a noise recording) has no SNR to improve and is left out."""
+    (``enhance``) and the oracle gains, each through band_gain_study's path (score_enhancement's metrics):
+    {"mixtures": scored, "silent_noise": left out, "all": {system: means}, "by_input_snr": {"LOW..HIGH dB":
+    {"mixtures": n, system: means}}}. A mixture whose noise is silent (a silent stretch of a noise recording) has no
+    SNR to improve and is left out."""
     systems = {
         "mcra + gain rule": lambda noisy, clean: bg.enhance_mcra(noisy, strength),
         "band-gain network": lambda noisy, clean: enhance(model, rows, noisy, strength),
@@ -459,7 +461,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rows", type=parse_rows, default=DEFAULT_ROWS,
                    help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
                         f"(default {','.join(DEFAULT_ROWS)})")
-    p.add_argument("--anchor", choices=("none", "mcra"), default="none",
+    p.add_argument("--anchor", choices=("none", "mcra"), default="mcra",
                    help="none: the sigmoid's outputs are the band gains; mcra: R times them (R = --anchor-range) "
                         "multiplies MCRA's own gains, per bin, clipped at 1 (trained on the band form min(1, "
                         "√m·R·s), m the mcra_gain row, which --rows must hold), starting from exactly today's path; "

@@ -193,7 +193,7 @@ def test_a_short_training_run_lowers_the_loss_and_writes_a_network_that_loads(tm
     _catalogue(tmp_path)
     sources = tmp_path / "ENHANCEMENT_SOURCES.tsv"
     assert _train(tmp_path, tmp_path / "net.pt", "--epochs", "12", "--patience", "12", "--lr", "0.01",
-                  "--sources", str(sources)) == 0
+                  "--anchor", "none", "--sources", str(sources)) == 0
     out = capsys.readouterr().out
     assert "epoch 12:" in out and "band-gain network:" in out
     description = json.loads((tmp_path / "net.json").read_text())
