@@ -467,7 +467,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "√m·R·s), m the mcra_gain row, which --rows must hold), starting from exactly today's path; "
                         "default %(default)s")
     p.add_argument("--anchor-range", type=float, default=2.0,
-                   help="R of --anchor mcra, above 1: the correction spans 0..R times MCRA's band gain "
+                   help="R of --anchor mcra, above 1: the correction spans 0..R times MCRA's gains "
                         "(default %(default)g)")
     p.add_argument("--hidden", type=int, default=24, help="units of each GRU (default 24)")
     p.add_argument("--layers", type=int, default=2, help="stacked GRUs (default 2)")
