@@ -12,8 +12,8 @@ The MCRA path matches ``hearalert enhance --mode low-latency --noise-estimator m
 gains — per 4 ms frame and band, g = √(S/Y) from the separately known speech S and the mixture Y (RNNoise's
 training target, Valin 2018), instantaneous or smoothed as the noise estimate's band power is: the upper bound
 of a learned band gain in this framing — and any band-gain network of tools/train_band_gain.py given with
---band-gain-model, its gains through the same path. Scores are score_enhancement.py's own (SNR, segmental SNR,
-PESQ-WB, STOI) and its table.
+--band-gain-model, its gains through the same path (a network trained with ``--anchor mcra`` gives per-band
+corrections that multiply MCRA's own per-bin gains: ``correct_mcra_gains``). Scores are score_enhancement.py's own (SNR, segmental SNR, PESQ-WB, STOI) and its table.
 
 Example (the real-noise set of Enhancement/README.md, about 3 minutes on one core):
   nice -n 10 .venv/bin/python tools/band_gain_study.py score --corpus /tmp/enh-real
@@ -104,6 +104,14 @@ def decision_directed_gains(power: np.ndarray, noise: np.ndarray, strength: floa
     return gains
 
 
+def mcra_band_gain(power: np.ndarray, noise: np.ndarray, bands: np.ndarray) -> np.ndarray:
+    """[hops, B] what today's path (the decision-directed gain rule on MCRA's estimate ``noise``, default strength)
+    does to each band's energy: Σ_k M(b, k) G² P / Σ_k M(b, k) P, with the filterbank ``bands`` [bins, B] — the
+    ``mcra_gain`` input row of tools/train_band_gain.py, and the anchor of its ``--anchor mcra`` networks."""
+    gains = decision_directed_gains(power, noise)
+    return (gains ** 2 * power) @ bands / np.maximum(power @ bands, ne.LOG_FLOOR)
+
+
 def floor_gain(strength: float = DEFAULT_STRENGTH) -> float:
     """Gmin, the amplitude floor: −30·strength dB in power."""
     return float(np.sqrt(10 ** (-3 * strength)))
@@ -124,6 +132,19 @@ def apply_band_gains(samples: np.ndarray, band_gains: np.ndarray, strength: floa
     spectra = analyse(samples)
     gains = ne.interpolate(band_gains, ne.band_centres(filterbank), spectra.shape[1])
     return synthesise(spectra * np.maximum(gains, floor_gain(strength)), len(samples))
+
+
+def correct_mcra_gains(samples: np.ndarray, corrections: np.ndarray, strength: float = DEFAULT_STRENGTH
+                       ) -> np.ndarray:
+    """The enhancer's path with MCRA's own per-bin gains G(k) (``enhance_mcra``'s) multiplied by per-band
+    corrections [hops, B], interpolated to bins between the Mel bands' centres as ``apply_band_gains`` does,
+    clipped at 1 and floored at Gmin: with every correction 1 it is ``enhance_mcra`` exactly."""
+    filterbank = features.mel_filterbank(ne.FEATURES)
+    spectra = analyse(samples)
+    power = spectra.real ** 2 + spectra.imag ** 2
+    gains = decision_directed_gains(power, mcra_noise(power), strength)
+    gains = gains * ne.interpolate(corrections, ne.band_centres(filterbank), spectra.shape[1])
+    return synthesise(spectra * np.maximum(np.minimum(gains, 1.0), floor_gain(strength)), len(samples))
 
 
 def oracle_band_gains(noisy: np.ndarray, clean: np.ndarray, smoothing: float | None = None) -> np.ndarray:
@@ -154,8 +175,8 @@ def network_system(path: Path, strength: float) -> tuple[str, object]:
     import train_band_gain   # PyTorch, only when a network is scored
 
     model, rows = train_band_gain.load(path)
-    return f"band-gain network {path.stem}", lambda noisy, clean: apply_band_gains(
-        noisy, train_band_gain.predict_gains(model, noisy, rows), strength)
+    return f"band-gain network {path.stem}", lambda noisy, clean: train_band_gain.enhance(model, rows, noisy,
+                                                                                         strength)
 
 
 def score(corpus: Path, pattern: str | None, strength: float, networks: tuple[Path, ...] = ()
@@ -199,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="the enhancer's strength: over-subtraction and floor (default %(default)s)")
     run.add_argument("--band-gain-model", type=Path, action="append", default=[],
                      help="also score this network of tools/train_band_gain.py (its .pt; the .json beside it); "
-                          "repeat for several")
+                          "repeat for several; a network trained with --anchor mcra corrects MCRA's per-bin gains "
+                          "(its .json says so)")
     run.add_argument("--out", type=Path, help="write the Markdown table here as well as to stdout")
     args = parser.parse_args(argv)
     if not 0 <= args.strength <= 1:

@@ -21,10 +21,16 @@ each a causal recursion over past and present hops that the host runs already (M
 learned noise estimate runs (the smoothed power and its minimum). The network, one step per hop: GRU (rows × 32
 → H), further GRUs (H → H), dense (H → 32), sigmoid, the gain g_t(b) ∈ (0, 1) of each band, which
 ``band_gain_study.apply_band_gains`` interpolates to bins between the bands' centres and floors at the enhancer's
-Gmin (−21 dB at the default strength). Only ops the alertnet C core runs: ``gru`` (nn.GRU, one layer, one
-direction, state carried hop to hop, zero at the stream's start), ``dense`` per frame and ``sigmoid``. The
-inputs are standardised with the training set's mean and deviation per input, and that scaling is folded into
-the first GRU's input weights when the file is written, so it takes raw dB rows.
+Gmin (−21 dB at the default strength). With --anchor mcra the sigmoid's outputs s(b) are instead corrections of
+today's path: R·s(b) (R = --anchor-range), interpolated to bins, multiplies MCRA's own gain G(k) in every bin,
+clipped at 1 (band_gain_study.correct_mcra_gains); the loss sees its band form min(1, √m(b)·R·s(b)), m the
+mcra_gain row as an energy ratio. The dense layer starts at zero weights and bias logit(1/R), so training starts
+from exactly today's path, and the starting weights are kept unless an epoch beats them on validation. The host
+computes the product per hop after alertnet has run the network, from the gains it computed for that row. Only ops
+the alertnet C core runs: ``gru`` (nn.GRU, one layer, one direction, state carried hop to hop, zero at the
+stream's start), ``dense`` per frame and ``sigmoid``. The inputs are standardised with the training set's mean
+and deviation per input, and that scaling is folded into the first GRU's input weights when the file is written,
+so it takes raw dB rows.
 
 Target (RNNoise, Valin 2018): g*_t(b) = √(S/Y) of the speech's and the mixture's band energies in the same frame,
 clipped to 1; bands with no energy in the mixture are left out. Losses (--loss; errors where the gain is too low,
@@ -35,7 +41,8 @@ speech removed, weighted --under-weight times):
   rnnoise     RNNoise's, with d = √g − √g*: 10·d⁴ + d² + 0.01·BCE(g, g*), every band alike — measured, it turns
               clear speech down (Enhancement/EXPERIMENTS.md, 2026-11-26);
   snr         minus each sequence's SNR improvement in the band domain, in dB.
-The defaults are the settings chosen on the validation mixtures (EXPERIMENTS.md, 2026-11-26).
+The defaults are the settings chosen on the validation mixtures (EXPERIMENTS.md, 2026-11-26: the anchored
+network; --anchor none gives the earlier c10).
 
 Data (tools/train_noise_estimator.py's catalogue and Mixer, imported): train-role speech reaching
 --min-speech-bandwidth-hz (default 7 kHz) strung with pauses, in train-role real noise or babble, −5…20 dB SNR,
@@ -67,6 +74,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from scipy.signal import lfilter
 
 import band_gain_study as bg
 import features
@@ -99,17 +107,10 @@ def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np
         "minimum": lambda: ne.decibels(ne.block_minimum(smoothed, SPEC_INPUT["minimum_block_frames"],
                                                         SPEC_INPUT["minimum_blocks"])),
         "mcra": lambda: ne.decibels(noise() @ bands),
-        "mcra_gain": lambda: ne.decibels(mcra_band_gain(power, noise(), bands)),
+        "mcra_gain": lambda: ne.decibels(bg.mcra_band_gain(power, noise(), bands)),
     }
     made.update({row: (lambda a=a, b=b: made[a]() - made[b]()) for row, (a, b) in DIFFERENCES.items()})
     return np.concatenate([made[row]() for row in rows], axis=1)
-
-
-def mcra_band_gain(power: np.ndarray, noise: np.ndarray, bands: np.ndarray) -> np.ndarray:
-    """[hops, B] what today's path (the decision-directed gain rule on MCRA's estimate ``noise``, default strength)
-    does to each band's energy: Σ_k M(b, k) G² P / Σ_k M(b, k) P."""
-    gains = bg.decision_directed_gains(power, noise)
-    return (gains ** 2 * power) @ bands / np.maximum(power @ bands, ne.LOG_FLOOR)
 
 
 def signal_features(samples: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np.ndarray:
@@ -128,25 +129,49 @@ def targets(speech: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, np.ndarr
 class BandGainNet(nn.Module):
     """GRU (inputs → hidden), ``layers − 1`` more GRUs (hidden → hidden), dense (hidden → bands), sigmoid; per step
     of a [batch, hops, inputs] sequence, with the inputs standardised by ``shift`` and ``scale`` (zero and one
-    once ``fold_normalisation`` has moved them into the first GRU)."""
+    once ``fold_normalisation`` has moved them into the first GRU).
 
-    def __init__(self, inputs: int, hidden: int, layers: int = 2, bands: int = BANDS):
+    With ``anchor`` = (first, end), the raw input columns of the ``mcra_gain`` row (MCRA's band gain m in dB), the
+    sigmoid's output s is a correction of MCRA's own band amplitude gain: the gain is min(1, √m · R·s), R =
+    ``anchor_range`` (> 1; ``enhance`` applies R·s to MCRA's per-bin gains). The dense layer starts at zero weights
+    and bias logit(1/R), so an untrained network gives exactly √m; the correction spans 0…R times it."""
+
+    def __init__(self, inputs: int, hidden: int, layers: int = 2, bands: int = BANDS,
+                 anchor: tuple[int, int] | None = None, anchor_range: float = 2.0):
         super().__init__()
         self.grus = nn.ModuleList(nn.GRU(inputs if index == 0 else hidden, hidden, batch_first=True)
                                   for index in range(layers))
         self.out = nn.Linear(hidden, bands)
         self.register_buffer("shift", torch.zeros(inputs))
         self.register_buffer("scale", torch.ones(inputs))
+        if anchor is not None and (anchor[1] - anchor[0] != bands or not 0 <= anchor[0] < anchor[1] <= inputs
+                                   or anchor_range <= 1):
+            raise ValueError(f"an anchor needs {bands} input columns and a range above 1, got columns {anchor} of "
+                             f"{inputs} and range {anchor_range:g}")
+        self.anchor, self.anchor_range = anchor, anchor_range
+        if anchor is not None:   # the identity: s = 1/R everywhere, so the gain starts as MCRA's √m
+            with torch.no_grad():
+                self.out.weight.zero_()
+                self.out.bias.fill_(-np.log(anchor_range - 1))
 
-    def forward(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
+    def outputs(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
                 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """(gains [batch, hops, bands], each GRU's last hidden state): feeding the states back continues a stream."""
+        """(the sigmoid's outputs [batch, hops, bands], each GRU's last hidden state): what alertnet computes."""
         h = (x - self.shift) * self.scale
         states = []
         for index, gru in enumerate(self.grus):
             h, last = gru(h, None if state is None else state[index])
             states.append(last)
         return torch.sigmoid(self.out(h)), states
+
+    def forward(self, x: torch.Tensor, state: list[torch.Tensor] | None = None
+                ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """(band gains [batch, hops, bands], each GRU's last hidden state): feeding the states back continues a
+        stream. Anchored, the band-domain form the loss sees, ``anchored_gains``."""
+        gains, states = self.outputs(x, state)
+        if self.anchor is not None:
+            gains = anchored_gains(gains, x[..., self.anchor[0]:self.anchor[1]], self.anchor_range)
+        return gains, states
 
     def fold_normalisation(self) -> None:
         """Make the first GRU take raw rows: W_ih' = W_ih·diag(scale), b_ih' = b_ih − W_ih' shift (its input enters
@@ -175,6 +200,14 @@ class BandGainNet(nn.Module):
                 + 14 * gru.hidden_size
         flops += 2 * self.out.weight.numel() + self.out.bias.numel() + 3 * self.out.out_features
         return flops / 1e6
+
+
+def anchored_gains(correction: torch.Tensor, mcra_gain_db: torch.Tensor, anchor_range: float) -> torch.Tensor:
+    """The band gains of an anchored network from its sigmoid outputs s ∈ (0, 1) and MCRA's band gain row m (dB,
+    an energy ratio): min(1, √m · R·s), MCRA's band amplitude gain corrected — the band-domain form of what
+    ``enhance`` applies per bin, min(1, G(k)·C(k)) with C the corrections R·s interpolated to bins, which is what
+    the loss can see with band targets."""
+    return torch.clamp(10 ** (mcra_gain_db / 20) * anchor_range * correction, max=1.0)
 
 
 def rnnoise_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, under_weight: float = 1.0
@@ -213,11 +246,18 @@ def snr_loss(gains: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, leve
     return torch.mean(10 * torch.log10((output + floor) / ((weight * (1 - target) ** 2).sum(dim=(1, 2)) + floor)))
 
 
-def predict_gains(model: BandGainNet, samples: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
-    """[hops, B] the network's gains for a whole signal, from a zero state at its start."""
+def enhance(model: BandGainNet, rows: tuple[str, ...], samples: np.ndarray, strength: float) -> np.ndarray:
+    """A whole signal through the enhancer's path with the network run from a zero state at its start: its
+    outputs as the band gains (``band_gain_study.apply_band_gains``), or, anchored, R times them as corrections
+    of MCRA's per-bin gains (``band_gain_study.correct_mcra_gains``: per bin min(1, G·C), with every correction 1
+    exactly today's path) — what the host computes per hop after alertnet has run the network, from the gains it
+    computes for the mcra_gain input row anyway."""
     with torch.no_grad():
         x = torch.as_tensor(signal_features(samples, rows), dtype=torch.float32)[None]
-        return model(x)[0][0].double().numpy()
+        outputs = model.outputs(x)[0][0].double().numpy()
+    if model.anchor is None:
+        return bg.apply_band_gains(samples, outputs, strength)
+    return bg.correct_mcra_gains(samples, model.anchor_range * outputs, strength)
 
 
 def save(model: BandGainNet, path: Path, description: dict) -> None:
@@ -235,20 +275,40 @@ def load(path: Path) -> tuple[BandGainNet, tuple[str, ...]]:
         description = json.loads(path.with_suffix(".json").read_text())
         architecture = description["architecture"]
         rows = tuple(description["input"]["rows"])
+        anchor = architecture.get("anchor")   # absent in files written before the option
         model = BandGainNet(architecture["inputs"], architecture["hidden"], architecture["layers"],
-                            architecture["bands"])
+                            architecture["bands"], anchor and anchor_columns(rows, anchor["row"]),
+                            anchor["range"] if anchor else 2.0)
         model.load_state_dict(torch.load(path, weights_only=True))
-    except (OSError, KeyError, TypeError, json.JSONDecodeError, RuntimeError) as error:
+    except (OSError, KeyError, TypeError, ValueError, json.JSONDecodeError, RuntimeError) as error:
         raise ValueError(f"{path}: not a band-gain network written by train_band_gain.py ({error})") from None
     model.eval()
     return model, rows
 
 
-def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...]):
-    """(inputs [count, hops, F], targets and masks [count, hops, B], float32; the signals (speech, noise))."""
+SHAPE_SPREAD = 3 / 8   # RNNoise's random spectral shaping: each filter coefficient drawn from ±3/8
+
+
+def shape(signal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``signal`` through a random second-order filter (1 + r1 z⁻¹ + r2 z⁻²) / (1 + r3 z⁻¹ + r4 z⁻²), each r uniform
+    in ±3/8 (RNNoise's augmentation, Valin 2018: a talker or microphone the data did not have), rescaled to the
+    signal's own energy so the mixture keeps its drawn SNR and level. The poles of 1 + r3 z⁻¹ + r4 z⁻² lie inside
+    the unit circle for every |r3|, |r4| ≤ 3/8, so the filter is stable."""
+    r = rng.uniform(-SHAPE_SPREAD, SHAPE_SPREAD, 4)
+    shaped = lfilter([1.0, r[0], r[1]], [1.0, r[2], r[3]], signal)
+    return shaped * np.sqrt(np.sum(signal ** 2) / max(np.sum(shaped ** 2), 1e-30))
+
+
+def build(mixer: Mixer, count: int, seconds: float, rows: tuple[str, ...],
+          shaping: np.random.Generator | None = None):
+    """(inputs [count, hops, F], targets and masks [count, hops, B], float32; the signals (speech, noise)); with
+    ``shaping``, speech and noise each through its own random ``shape`` filter drawn from it (a generator of its
+    own, so the mixtures drawn, the validation ones after them included, are the same with or without)."""
     inputs, goals, masks, signals = [], [], [], []
     for _ in range(count):
         speech, noise = mixer.mixture(seconds)
+        if shaping is not None:
+            speech, noise = shape(speech, shaping), shape(noise, shaping)
         inputs.append(signal_features(speech + noise, rows).astype(np.float32))
         goal, mask = targets(speech, noise)
         goals.append(goal.astype(np.float32))
@@ -263,10 +323,11 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
     """Adam on stretches of ``crop`` hops of the training sequences (each epoch cuts every sequence anew, from a
     random offset, and shuffles the stretches; the GRUs start from zero at each) or on whole sequences, validated
     on whole sequences, the best epoch's weights by validation loss kept, the learning rate halved after each
-    epoch without a better one; stops after ``patience`` such epochs in a row, or after the epoch that ends past ``minutes``. ``train`` and ``val`` are (inputs, targets, masks,
-    relative band energies), ``loss(gains, targets, masks, energies)``; ``input_noise``: the deviation of Gaussian
-    noise added to the standardised training inputs (a regulariser). Returns (epoch, training loss, validation
-    loss) per epoch."""
+    epoch without a better one; stops after ``patience`` such epochs in a row, or after the epoch that ends past
+    ``minutes``. ``train`` and ``val`` are (inputs, targets, masks, relative band energies), ``loss(gains,
+    targets, masks, energies)``; ``input_noise``: the deviation of Gaussian noise added to the standardised
+    training inputs (a regulariser). Returns (epoch, training loss, validation loss) per epoch, epoch 0 being the
+    starting weights (no training loss), which are kept if no epoch does better."""
     train = tuple(torch.as_tensor(a) for a in train)
     val = tuple(torch.as_tensor(a) for a in val)
     optimiser = torch.optim.Adam(model.parameters(), lr=lr)
@@ -279,7 +340,11 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
         model.train()
         return value
 
-    history, best, best_state, waited = [], float("inf"), copy.deepcopy(model.state_dict()), 0
+    # The starting weights count as epoch 0: an anchored network that training cannot improve on validation
+    # stays MCRA's band gain.
+    best, best_state, waited = validation_loss(), copy.deepcopy(model.state_dict()), 0
+    history: list[tuple[int, float | None, float]] = [(0, None, best)]
+    log(f"epoch 0 (the starting weights): validation loss {best:.5f}")
     started = time.monotonic()
     count, hops = train[0].shape[:2]
     for epoch in range(1, epochs + 1):
@@ -321,26 +386,45 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
     return history
 
 
+SNR_BINS = ((-np.inf, 2.5), (2.5, 7.5), (7.5, 15.0), (15.0, np.inf))   # input SNR (dB) of the validation table
+
+
 def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float) -> dict:
-    """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network's
-    gains and the oracle gains, each through band_gain_study's path (score_enhancement's metrics)."""
+    """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network
+    (``enhance``) and the oracle gains, each through band_gain_study's path (score_enhancement's metrics):
+    {"mixtures": scored, "silent_noise": left out, "all": {system: means}, "by_input_snr": {"LOW..HIGH dB":
+    {"mixtures": n, system: means}}}. A mixture whose noise is silent (a silent stretch of a noise recording) has no
+    SNR to improve and is left out."""
     systems = {
         "mcra + gain rule": lambda noisy, clean: bg.enhance_mcra(noisy, strength),
-        "band-gain network": lambda noisy, clean: bg.apply_band_gains(noisy, predict_gains(model, noisy, rows),
-                                                                      strength),
+        "band-gain network": lambda noisy, clean: enhance(model, rows, noisy, strength),
         "oracle band gain": lambda noisy, clean: bg.apply_band_gains(noisy, bg.oracle_band_gains(noisy, clean),
                                                                      strength),
     }
-    sums = {name: np.zeros(4) for name in systems}
     metrics = ("snr", "segsnr", "pesq", "stoi")
-    for speech, noise in signals:
+    scored = [(speech, noise) for speech, noise in signals if np.any(noise)]
+    deltas, inputs = {name: [] for name in systems}, []
+    for speech, noise in scored:
         noisy = speech + noise
         base = se.score_pair(speech, noisy)
+        inputs.append(base["snr"])
         for name, run in systems.items():
-            scored = se.score_pair(speech, run(noisy, speech))
-            sums[name] += [scored[m] - base[m] for m in metrics]
-    return {name: dict(zip(("snri_db", "segsnri_db", "pesq_delta", "stoi_delta"), (total / len(signals)).tolist()))
-            for name, total in sums.items()}
+            output = se.score_pair(speech, run(noisy, speech))
+            deltas[name].append([output[m] - base[m] for m in metrics])
+
+    def means(chosen: np.ndarray) -> dict:
+        return {name: dict(zip(("snri_db", "segsnri_db", "pesq_delta", "stoi_delta"),
+                               np.mean(np.asarray(values)[chosen], axis=0).tolist()))
+                for name, values in deltas.items()}
+
+    inputs = np.asarray(inputs)
+    bins = {}
+    for low, high in SNR_BINS:
+        chosen = (inputs >= low) & (inputs < high)
+        if chosen.any():
+            bins[f"{low:g}..{high:g} dB"] = {"mixtures": int(chosen.sum()), **means(chosen)}
+    return {"mixtures": len(scored), "silent_noise": len(signals) - len(scored),
+            "all": means(np.ones(len(scored), dtype=bool)) if scored else {}, "by_input_snr": bins}
 
 
 def parse_rows(text: str) -> tuple[str, ...]:
@@ -377,6 +461,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rows", type=parse_rows, default=DEFAULT_ROWS,
                    help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
                         f"(default {','.join(DEFAULT_ROWS)})")
+    p.add_argument("--anchor", choices=("none", "mcra"), default="mcra",
+                   help="none: the sigmoid's outputs are the band gains; mcra: R times them (R = --anchor-range) "
+                        "multiplies MCRA's own gains, per bin, clipped at 1 (trained on the band form min(1, "
+                        "√m·R·s), m the mcra_gain row, which --rows must hold), starting from exactly today's path; "
+                        "default %(default)s")
+    p.add_argument("--anchor-range", type=float, default=2.0,
+                   help="R of --anchor mcra, above 1: the correction spans 0..R times MCRA's gains "
+                        "(default %(default)g)")
     p.add_argument("--hidden", type=int, default=24, help="units of each GRU (default 24)")
     p.add_argument("--layers", type=int, default=2, help="stacked GRUs (default 2)")
     p.add_argument("--epochs", type=int, default=30, help="most passes over the training mixtures (default 30)")
@@ -397,6 +489,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--compression", type=float, default=1.0,
                    help="exponent c of --loss compressed, in (0, 1]: 1 weighs bands by their energy as the SNR "
                         "does (default %(default)s)")
+    p.add_argument("--shape", action="store_true",
+                   help="pass each training mixture's speech and noise through their own random second-order "
+                        "filter, RNNoise's spectral shaping (coefficients within ±3/8, energy kept); the "
+                        "validation mixtures stay as recorded")
     p.add_argument("--input-noise", type=float, default=0.0,
                    help="deviation of Gaussian noise added to the standardised training inputs (default 0)")
     p.add_argument("--under-weight", type=float, default=3.0,
@@ -427,6 +523,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error("--val-sources must be in (0, 1) and --seconds at least 0.5")
     if not 0 <= args.strength <= 1:
         p.error(f"--strength must be within 0..1, got {args.strength}")
+    if args.anchor_range <= 1:
+        p.error(f"--anchor-range must be above 1, got {args.anchor_range:g}")
+    if args.anchor == "mcra" and "mcra_gain" not in args.rows:
+        p.error(f"--anchor mcra needs the mcra_gain row in --rows, got {','.join(args.rows)}")
     return args
 
 
@@ -434,7 +534,8 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
     """Training and validation data with the --rows inputs, built with every row (so --cache serves any --rows) or
     read from --cache (the recordings each side used restored too)."""
     key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr), args.val_sources,
-                      str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS])
+                      str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS]
+                     + (["shape"] if args.shape else []))
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None
     if cached is not None and str(cached["key"]) == key:
         for mixer, used in zip(mixers, (cached["used_train"], cached["used_val"])):
@@ -443,7 +544,8 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
         signals = list(zip(cached["val_speech"], cached["val_noise"]))
         return (prepare(*(cached[f"{name}_train"] for name in "xym"), args.rows),
                 prepare(*(cached[f"{name}_val"] for name in "xym"), args.rows), signals, True)
-    *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS)
+    *train, _ = build(mixers[0], args.mixtures, args.seconds, ROWS,
+                      np.random.default_rng([args.seed, 1]) if args.shape else None)
     *val, signals = build(mixers[1], args.val_mixtures, args.seconds, ROWS)
     if args.cache:
         args.cache.parent.mkdir(parents=True, exist_ok=True)
@@ -473,6 +575,13 @@ def select(inputs: np.ndarray, rows: tuple[str, ...]) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate([row(name) for name in rows], axis=-1))
 
 
+def anchor_columns(rows: tuple[str, ...], row: str = "mcra_gain") -> tuple[int, int]:
+    """(first, end) input columns of ``row`` among the input rows ``rows`` (ValueError if it is not one)."""
+    if row not in rows:
+        raise ValueError(f"an anchored network needs the {row} input row, rows are {','.join(rows)}")
+    return BANDS * rows.index(row), BANDS * (rows.index(row) + 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.monotonic()
@@ -484,11 +593,13 @@ def main(argv: list[str] | None = None) -> int:
           f"mixtures of {train[0].shape[1]} hops ({time.monotonic() - started:.0f} s)", flush=True)
 
     inputs = train[0].shape[2]
-    model = BandGainNet(inputs, args.hidden, args.layers)
+    anchor = anchor_columns(args.rows) if args.anchor == "mcra" else None
+    model = BandGainNet(inputs, args.hidden, args.layers, anchor=anchor, anchor_range=args.anchor_range)
     flat = train[0].reshape(-1, inputs)
     model.shift.copy_(torch.as_tensor(flat.mean(axis=0, dtype=np.float64), dtype=torch.float32))
     model.scale.copy_(torch.as_tensor(1 / np.maximum(flat.std(axis=0, dtype=np.float64), 1e-3), dtype=torch.float32))
-    print(f"network: {args.layers} GRU of {args.hidden}, dense {args.hidden} -> {BANDS}, sigmoid; "
+    print(f"network: {args.layers} GRU of {args.hidden}, dense {args.hidden} -> {BANDS}, sigmoid"
+          f"{f', times {args.anchor_range:g}: corrections of MCRA gains' if anchor else ''}; "
           f"{model.weight_count()} weights, {model.mflop_per_hop():.4f} MFLOP per hop", flush=True)
     if args.loss == "rnnoise":
         def loss(gains, goals, masks, energies):
@@ -506,11 +617,16 @@ def main(argv: list[str] | None = None) -> int:
     scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength) \
         if args.score_mixtures else {}
     if scores:
-        print(f"validation enhancement, {args.score_mixtures} mixtures of held-out sources "
+        silent = f", {scores['silent_noise']} with silent noise left out" if scores["silent_noise"] else ""
+        print(f"validation enhancement, {scores['mixtures']} mixtures of held-out sources{silent} "
               "(SNRi dB / segSNRi dB / PESQ-WB Δ / STOI Δ):")
-        for name, values in scores.items():
-            print(f"  {name}: {values['snri_db']:+.2f} / {values['segsnri_db']:+.2f} / {values['pesq_delta']:+.3f} / "
-                  f"{values['stoi_delta']:+.4f}", flush=True)
+        for label, table in [("all", scores["all"])] + [(f"input SNR {label}, {table['mixtures']} mixtures", table)
+                                                        for label, table in scores["by_input_snr"].items()]:
+            print(f" {label}:")
+            for name, values in table.items():
+                if name != "mixtures":
+                    print(f"  {name}: {values['snri_db']:+.2f} / {values['segsnri_db']:+.2f} / "
+                          f"{values['pesq_delta']:+.3f} / {values['stoi_delta']:+.4f}", flush=True)
     best = min(history, key=lambda entry: entry[2])
     description = {
         "what": "per-band gains of the speech enhancer's low-latency path (tools/train_band_gain.py)",
@@ -518,14 +634,19 @@ def main(argv: list[str] | None = None) -> int:
                          "layers_in_order": [f"gru {inputs if i == 0 else args.hidden} -> {args.hidden}"
                                              for i in range(args.layers)] + [f"dense {args.hidden} -> {BANDS}",
                                                                              "sigmoid"],
+                         "anchor": {"row": "mcra_gain", "range": args.anchor_range,
+                                    "host": "per bin k: gain = max(Gmin, min(1, G(k) * C(k))), G MCRA's gain "
+                                            "rule, C range * sigmoid outputs interpolated to bins between the "
+                                            "bands' centres (band_gain_study.correct_mcra_gains)"}
+                         if anchor else None,
                          "weights": model.weight_count(), "mflop_per_hop": round(model.mflop_per_hop(), 5)},
         "input": {"rows": list(args.rows), "features": ne.FEATURES, "noise_input": SPEC_INPUT,
                   "hop_seconds": ne.HOP / ne.SAMPLE_RATE, "order": "rows after one another, 32 bands each, in dB; "
                   "normalisation folded into the first GRU"},
         "trained_on": f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
                       f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
-                      f"{args.snr[1]:g} dB, seed {args.seed}",
-        "training": {"epochs_run": len(history), "best_epoch": best[0], "best_validation_loss": best[2],
+                      f"{args.snr[1]:g} dB, seed {args.seed}{', spectral shaping' if args.shape else ''}",
+        "training": {"epochs_run": len(history) - 1, "best_epoch": best[0], "best_validation_loss": best[2],
                      "lr": args.lr, "batch": args.batch, "crop": args.crop, "loss": args.loss,
                      "compression": args.compression if args.loss == "compressed" else None,
                      "under_weight": args.under_weight, "input_noise": args.input_noise,

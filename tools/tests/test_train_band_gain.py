@@ -193,12 +193,13 @@ def test_a_short_training_run_lowers_the_loss_and_writes_a_network_that_loads(tm
     _catalogue(tmp_path)
     sources = tmp_path / "ENHANCEMENT_SOURCES.tsv"
     assert _train(tmp_path, tmp_path / "net.pt", "--epochs", "12", "--patience", "12", "--lr", "0.01",
-                  "--sources", str(sources)) == 0
+                  "--anchor", "none", "--sources", str(sources)) == 0
     out = capsys.readouterr().out
     assert "epoch 12:" in out and "band-gain network:" in out
     description = json.loads((tmp_path / "net.json").read_text())
     history = description["training"]["history"]
-    assert history[-1][1] < 0.8 * history[0][1]   # training loss
+    assert history[0][:2] == [0, None]   # the starting weights: validation loss only
+    assert history[-1][1] < 0.8 * history[1][1]   # training loss
     assert min(entry[2] for entry in history) < history[0][2]   # validation loss
     assert description["input"]["rows"] == list(tbg.DEFAULT_ROWS)
     assert description["architecture"]["inputs"] == 32 * len(tbg.DEFAULT_ROWS)
@@ -228,3 +229,180 @@ def test_band_gain_study_scores_a_network_through_the_enhancers_path(small_set, 
     rows = {line.split(" | ")[2]: line.split(" | ")[4:8] for line in (tmp_path / "report.md").read_text().splitlines()
             if line.startswith("| all | all |")}
     assert rows["band-gain network unit"] == rows["unprocessed"]
+
+
+def _anchored(inputs=4 * 32, hidden=6, anchor_range=2.0, seed=0) -> tbg.BandGainNet:
+    torch.manual_seed(seed)
+    model = tbg.BandGainNet(inputs, hidden, 2, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS), anchor_range=anchor_range)
+    with torch.no_grad():
+        model.shift.uniform_(-20, 0)
+        model.scale.uniform_(0.05, 0.2)
+    return model.eval()
+
+
+def _rows_with_mcra_gain(hops=30, seed=1) -> torch.Tensor:
+    """Random input rows whose mcra_gain columns (the last of DEFAULT_ROWS) span −30…+3 dB."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(2, hops, 4 * 32, generator=generator) * 10
+    x[..., tbg.BANDS * tbg.DEFAULT_ROWS.index("mcra_gain"):][...] = \
+        torch.rand(2, hops, 32, generator=generator) * 33 - 30
+    return x
+
+
+def test_the_anchored_gain_is_mcras_band_amplitude_times_the_correction_clipped_at_one():
+    # m = 0.25 (−6.02 dB): √m = 0.5; s = 0.75, R = 2: 0.75. m = 1 (0 dB), s = 0.9: 1.8, clipped to 1.
+    # m = 0.01 (−20 dB), s = 0.1, R = 4: 0.1·0.4 = 0.04.
+    mcra_db = torch.tensor([10 * np.log10(0.25), 0.0, -20.0])
+    assert tbg.anchored_gains(torch.tensor([0.75, 0.9, 0.1]), mcra_db, 2.0)[:2].tolist() == pytest.approx([0.75, 1.0])
+    assert tbg.anchored_gains(torch.tensor([0.1]), mcra_db[2:], 4.0).item() == pytest.approx(0.04)
+
+
+@pytest.mark.parametrize("anchor_range", [2.0, 3.0])
+def test_an_untrained_anchored_network_gives_exactly_mcras_band_gain(anchor_range):
+    model = _anchored(anchor_range=anchor_range)
+    x = _rows_with_mcra_gain()
+    with torch.no_grad():
+        gains = model(x)[0]
+    expected = np.minimum(1.0, np.sqrt(10 ** (x[..., 96:].double().numpy() / 10)))
+    np.testing.assert_allclose(gains.double().numpy(), expected, rtol=1e-6)
+
+
+def test_a_trained_anchored_network_multiplies_mcras_gain_by_range_times_its_sigmoid():
+    model = _anchored(anchor_range=3.0)
+    x = _rows_with_mcra_gain(seed=2)
+    with torch.no_grad():
+        model.out.bias.uniform_(-3, 3)   # the dense layer's weights stay 0: s = σ(bias) per band
+        gains = model(x)[0].double().numpy()
+    s = 1 / (1 + np.exp(-model.out.bias.detach().double().numpy()))
+    expected = np.minimum(1.0, 10 ** (x[..., 96:].double().numpy() / 20) * 3.0 * s)
+    np.testing.assert_allclose(gains, expected, rtol=1e-6)
+    assert (gains < 1).any() and (gains == 1).any()
+
+
+def test_an_anchored_network_streams_and_survives_folding_saving_and_loading(tmp_path):
+    model = _anchored()
+    with torch.no_grad():
+        for parameter in model.out.parameters():
+            parameter.uniform_(-1, 1)
+    x = _rows_with_mcra_gain(seed=3)
+    with torch.no_grad():
+        whole = model(x)[0]
+        state, hops = None, []
+        for t in range(x.shape[1]):
+            gains, state = model(x[:, t:t + 1], state)
+            hops.append(gains)
+    torch.testing.assert_close(torch.cat(hops, dim=1), whole, rtol=0, atol=1e-6)
+    tbg.save(model, tmp_path / "a.pt", {"architecture": {"inputs": 128, "hidden": 6, "layers": 2, "bands": 32,
+                                                         "anchor": {"row": "mcra_gain", "range": 2.0}},
+                                        "input": {"rows": list(tbg.DEFAULT_ROWS)}})
+    loaded, rows = tbg.load(tmp_path / "a.pt")
+    assert loaded.anchor == (96, 128) and loaded.anchor_range == 2.0
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(x)[0], whole, rtol=0, atol=1e-5)
+
+
+def test_an_anchor_needs_the_mcra_gain_row_and_a_range_above_one(tmp_path, capsys):
+    with pytest.raises(ValueError, match="needs the mcra_gain input row"):
+        tbg.anchor_columns(("delta", "posterior"))
+    with pytest.raises(ValueError, match="range above 1"):
+        tbg.BandGainNet(128, 4, anchor=(96, 128), anchor_range=1.0)
+    for more, message in ((["--anchor", "mcra", "--rows", "delta,posterior"], "needs the mcra_gain row"),
+                          (["--anchor", "mcra", "--anchor-range", "1"], "--anchor-range must be above 1")):
+        with pytest.raises(SystemExit):
+            tbg.parse_args(["--corpus", str(tmp_path), "--out", str(tmp_path / "x.pt"), *more])
+        assert message in capsys.readouterr().err.splitlines()[-1]
+
+
+def test_corrections_multiply_mcras_own_gains_per_bin_clipped_at_one_and_floored():
+    rng = np.random.default_rng(14)
+    samples = 0.02 * rng.standard_normal(6000) + 0.2 * np.sin(2 * np.pi * 440 * np.arange(6000) / ne.SAMPLE_RATE)
+    hops = len(bg.analyse(samples))
+    # every correction 1: today's path exactly
+    np.testing.assert_array_equal(bg.correct_mcra_gains(samples, np.ones((hops, 32))), bg.enhance_mcra(samples))
+    # corrections far above 1: every bin's gain clipped at 1, the input passes
+    np.testing.assert_allclose(bg.correct_mcra_gains(samples, np.full((hops, 32), 1e6)), samples, atol=1e-12)
+    # a constant correction c: each bin's gain max(c·G, Gmin), G the gain rule's
+    spectra = bg.analyse(samples)
+    power = spectra.real ** 2 + spectra.imag ** 2
+    gains = bg.decision_directed_gains(power, bg.mcra_noise(power))
+    expected = bg.synthesise(spectra * np.maximum(0.3 * gains, bg.floor_gain()), len(samples))
+    np.testing.assert_allclose(bg.correct_mcra_gains(samples, np.full((hops, 32), 0.3)), expected, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:Not enough STFT frames:RuntimeWarning")
+def test_a_short_anchored_training_run_writes_an_anchored_network(tmp_path, capsys):
+    _catalogue(tmp_path)
+    assert _train(tmp_path, tmp_path / "net.pt", "--epochs", "2", "--anchor", "mcra", "--anchor-range", "2.5") == 0
+    out = capsys.readouterr().out
+    assert "times 2.5: corrections of MCRA gains" in out
+    description = json.loads((tmp_path / "net.json").read_text())
+    assert description["architecture"]["anchor"]["range"] == 2.5
+    model, rows = tbg.load(tmp_path / "net.pt")
+    assert model.anchor == tbg.anchor_columns(rows) and model.anchor_range == 2.5
+
+
+def test_band_gain_study_scores_an_untrained_anchored_network_as_todays_path(small_set, tmp_path):  # noqa: F811
+    model = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS))
+    tbg.save(model, tmp_path / "anchor.pt", {"architecture": {"inputs": 32 * len(tbg.DEFAULT_ROWS), "hidden": 4,
+                                                              "layers": 1, "bands": 32,
+                                                              "anchor": {"row": "mcra_gain", "range": 2.0}},
+                                             "input": {"rows": list(tbg.DEFAULT_ROWS)}})
+    assert bg.main(["score", "--corpus", str(small_set), "--band-gain-model", str(tmp_path / "anchor.pt"),
+                    "--out", str(tmp_path / "report.md")]) == 0
+    rows = {line.split(" | ")[2]: line.split(" | ")[4:8] for line in (tmp_path / "report.md").read_text().splitlines()
+            if line.startswith("| all | all |")}
+    assert rows["band-gain network anchor"] == rows["mcra + gain rule (numpy)"] != rows["unprocessed"]
+
+
+def test_validation_scores_leave_out_silent_noise_and_split_by_input_snr(small_set):  # noqa: F811
+    import soundfile as sf
+    name = sorted((small_set / "clean").iterdir())[0].name
+    clean, _ = sf.read(str(small_set / "clean" / name), dtype="float64")
+    noisy, _ = sf.read(str(small_set / "audio" / name), dtype="float64")
+    noise = noisy - clean   # the set's 0 dB condition
+    model = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS))
+    scores = tbg.enhancement_scores(model, tbg.DEFAULT_ROWS, [(clean, noise), (clean, np.zeros_like(noise)),
+                                                              (clean, 0.05 * noise)], 0.7)
+    assert scores["mixtures"] == 2 and scores["silent_noise"] == 1
+    assert list(scores["by_input_snr"]) == ["-inf..2.5 dB", "15..inf dB"]
+    for system, means in scores["all"].items():
+        assert np.all(np.isfinite(list(means.values())))
+        for metric, value in means.items():
+            assert value == pytest.approx(np.mean([table[system][metric] for table in
+                                                   scores["by_input_snr"].values()]))
+    # an untrained anchored network is today's path: σ(0)·2 = 1 exactly
+    assert scores["all"]["band-gain network"] == scores["all"]["mcra + gain rule"]
+
+
+def test_shaping_is_rnnoises_random_second_order_filter_with_the_energy_kept():
+    x = np.random.default_rng(15).standard_normal(3000)
+    shaped = tbg.shape(x, np.random.default_rng(16))
+    r = np.random.default_rng(16).uniform(-3 / 8, 3 / 8, 4)
+    y = np.zeros_like(x)   # the difference equation, sample by sample
+    for n in range(len(x)):
+        y[n] = x[n] + sum(r[i] * x[n - 1 - i] - r[2 + i] * y[n - 1 - i] for i in range(2) if n - 1 - i >= 0)
+    np.testing.assert_allclose(shaped, y * np.sqrt(np.sum(x ** 2) / np.sum(y ** 2)), rtol=1e-10, atol=1e-12)
+    assert np.sum(shaped ** 2) == pytest.approx(np.sum(x ** 2))
+    assert not np.allclose(shaped, x)
+    # the most resonant filter the draws allow stays bounded (poles inside the unit circle)
+    class Worst:   # poles at radius √(3/8)
+        @staticmethod
+        def uniform(low, high, n):
+            return np.array([0.0, 0.0, -3 / 8, 3 / 8])
+    impulse = tbg.shape(np.r_[1.0, np.zeros(4999)], Worst())
+    assert np.all(np.isfinite(impulse)) and np.max(np.abs(impulse[-100:])) < 1e-6
+
+
+@pytest.mark.filterwarnings("ignore:Not enough STFT frames:RuntimeWarning")
+def test_shaping_changes_the_training_mixtures_and_leaves_the_validation_ones_alone(tmp_path):
+    _catalogue(tmp_path)
+    caches = {}
+    for name, more in (("plain", []), ("shaped", ["--shape"])):
+        caches[name] = tmp_path / f"{name}.npz"
+        assert _train(tmp_path, tmp_path / f"{name}.pt", "--epochs", "1", "--score-mixtures", "0",
+                      "--cache", str(caches[name]), *more) == 0
+    plain, shaped = np.load(caches["plain"]), np.load(caches["shaped"])
+    for key in ("val_speech", "val_noise", "x_val", "used_train", "used_val"):
+        np.testing.assert_array_equal(plain[key], shaped[key], err_msg=key)
+    assert not np.allclose(plain["x_train"], shaped["x_train"])
+    assert str(plain["key"]) != str(shaped["key"])
