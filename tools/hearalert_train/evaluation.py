@@ -100,6 +100,30 @@ def false_alarms_per_hour(corpus: Corpus, detections: dict[str, list[Detection]]
     return (count / hours if hours > 0 else float("nan")), count, hours
 
 
+def confident_budget(target_per_hour: float, hours: float, confidence: float = 0.95) -> float:
+    """The false-alarm budget per hour for choosing settings on `hours` of alert-free audio so that a rate of
+    `target_per_hour` is kept with `confidence`: the largest observed rate k / hours whose one-sided upper
+    confidence limit for a Poisson mean (Garwood's exact limit, chi²(confidence; 2k + 2) / 2 events) stays at or
+    under target × hours. A tuner given the target itself as its budget spends all of it, and a development set
+    of a few hours cannot tell 2 an hour from 3 (models/EXPERIMENTS.md, 2026-11-26). ValueError when even no
+    false alarm at all is not enough evidence (hours < about 3 / target at 95 %)."""
+    from scipy.stats import chi2
+
+    if not (target_per_hour > 0 and hours > 0 and 0 < confidence < 1):
+        raise ValueError(f"a confident budget needs a positive target and hours and a confidence in (0, 1), "
+                         f"got {target_per_hour}, {hours}, {confidence}")
+    allowed = target_per_hour * hours
+    upper = lambda k: chi2.ppf(confidence, 2 * k + 2) / 2  # noqa: E731
+    if upper(0) > allowed:
+        raise ValueError(f"{hours:.2f} h of alert-free audio cannot show {target_per_hour:g} false alarms per hour "
+                         f"with {confidence:.0%} confidence even with none: it needs at least "
+                         f"{upper(0) / target_per_hour:.2f} h")
+    k = 0
+    while upper(k + 1) <= allowed:
+        k += 1
+    return k / hours
+
+
 def false_alarm_rate(corpus: Corpus, detections: dict[str, list[Detection]],
                      fa_audio: tuple[Corpus, list[ClipPrediction]] | None, labels: list[str],
                      thresholds: list[float], settings: TrackerSettings) -> float:

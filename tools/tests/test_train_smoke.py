@@ -480,6 +480,18 @@ def test_retune_changes_only_thresholds_tracker_and_provenance(trained, tmp_path
     assert report["thresholds"] == after.thresholds
 
 
+def test_retune_fa_target_refuses_too_little_alert_free_audio_in_one_line(trained, tmp_path):
+    import retune
+
+    root, out, _, _, _ = trained
+    with pytest.raises(SystemExit) as stop:
+        retune.main(["--model", str(out), "--val", str(root / "val"), "--out", str(tmp_path / "r.safetensors"),
+                     "--fa-target", "2"])
+    assert str(stop.value).startswith("Error: --fa-target: ") and "cannot show 2 false alarms per hour" in \
+        str(stop.value) and "\n" not in str(stop.value)
+    assert not (tmp_path / "r.safetensors").exists()
+
+
 def test_retune_refuses_to_overwrite_its_input(trained, capsys):
     import retune
 
