@@ -57,10 +57,11 @@ network; --anchor none gives the earlier c10).
 
 Data (tools/train_noise_estimator.py's catalogue and Mixer, imported): train-role speech reaching
 --min-speech-bandwidth-hz (default 7 kHz) strung with pauses, in train-role real noise or babble, −5…20 dB SNR,
-−45…−20 dBFS; whole sources held out for validation. Early stopping on the validation loss; after training the
-enhancement itself is scored on validation mixtures (SNRi, segSNRi, PESQ-WB Δ, STOI Δ beside MCRA and the
-oracle), the figures to choose settings by. tools/band_gain_study.py ``score --band-gain-model`` scores a written
-network on a corpus folder.
+−45…−20 dBFS; whole sources held out for validation (--train-speech-sources moves named held-out speech
+sources to training, for more training talkers, keeping at least three held out). Early stopping on the
+validation loss; after training the enhancement itself is scored on validation mixtures (SNRi, segSNRi,
+PESQ-WB Δ, STOI Δ beside MCRA, the oracle and any --compare network), the figures to choose settings by.
+tools/band_gain_study.py ``score --band-gain-model`` scores a written network on a corpus folder.
 
 Writes OUT (a PyTorch state dict of ``BandGainNet``, normalisation folded in) and OUT with suffix .json (the
 architecture, the input rows, weights, MFLOP per hop, the run's settings and validation scores); with --sources,
@@ -447,15 +448,19 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
 SNR_BINS = ((-np.inf, 2.5), (2.5, 7.5), (7.5, 15.0), (15.0, np.inf))   # input SNR (dB) of the validation table
 
 
-def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float) -> dict:
+def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float,
+                       others: dict[str, tuple[BandGainNet, tuple[str, ...]]] | None = None) -> dict:
     """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network
-    (``enhance``) and the oracle gains, each through band_gain_study's path (score_enhancement's metrics):
+    (``enhance``), each of ``others`` ({name: (network, its rows)}, earlier networks scored beside it) and the
+    oracle gains, each through band_gain_study's path (score_enhancement's metrics):
     {"mixtures": scored, "silent_noise": left out, "all": {system: means}, "by_input_snr": {"LOW..HIGH dB":
     {"mixtures": n, system: means}}}. A mixture whose noise is silent (a silent stretch of a noise recording) has no
     SNR to improve and is left out."""
     systems = {
         "mcra + gain rule": lambda noisy, clean: bg.enhance_mcra(noisy, strength),
         "band-gain network": lambda noisy, clean: enhance(model, rows, noisy, strength),
+        **{name: (lambda noisy, clean, other=other: enhance(*other, noisy, strength))
+           for name, other in (others or {}).items()},
         "oracle band gain": lambda noisy, clean: bg.apply_band_gains(noisy, bg.oracle_band_gains(noisy, clean),
                                                                      strength),
     }
@@ -483,6 +488,34 @@ def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list,
             bins[f"{low:g}..{high:g} dB"] = {"mixtures": int(chosen.sum()), **means(chosen)}
     return {"mixtures": len(scored), "silent_noise": len(signals) - len(scored),
             "all": means(np.ones(len(scored), dtype=bool)) if scored else {}, "by_input_snr": bins}
+
+
+def parse_sources(text: str) -> tuple[str, ...]:
+    sources = tuple(sorted({source for source in text.split(",") if source}))
+    if not sources:
+        raise argparse.ArgumentTypeError(f"expected source names separated by commas, got {text!r}")
+    return sources
+
+
+MIN_HELD_OUT_SPEECH_SOURCES = 3   # talker sources that stay out of training, whatever --train-speech-sources moves
+
+
+def move_speech_sources(mixers: list[Mixer], sources: tuple[str, ...]) -> None:
+    """Move the speech recordings of ``sources`` from the validation mixer to the training one (ValueError in one
+    line if one is not held out, or if fewer than MIN_HELD_OUT_SPEECH_SOURCES would stay held out)."""
+    held = {recording.source for recording in mixers[1].speech}
+    unknown = sorted(set(sources) - held)
+    if unknown:
+        raise ValueError(f"--train-speech-sources: {', '.join(unknown)} not among the held-out speech sources "
+                         f"({', '.join(sorted(held))})")
+    if len(held) - len(sources) < MIN_HELD_OUT_SPEECH_SOURCES:
+        raise ValueError(f"--train-speech-sources: {len(held) - len(sources)} speech sources would stay held out, "
+                         f"at least {MIN_HELD_OUT_SPEECH_SOURCES} must")
+    moved = [recording for recording in mixers[1].speech if recording.source in sources]
+    mixers[0].speech = mixers[0].speech + moved
+    mixers[1].speech = [recording for recording in mixers[1].speech if recording.source not in sources]
+    print(f"speech sources moved to training: {', '.join(sources)} ({len(moved)} recordings); now "
+          f"{len(mixers[0].speech)} train / {len(mixers[1].speech)} validation speech recordings", flush=True)
 
 
 def parse_rows(text: str) -> tuple[str, ...]:
@@ -516,6 +549,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "default %(default)g Hz, 0 takes every speech recording")
     p.add_argument("--val-sources", type=float, default=0.15,
                    help="share of sources held out for validation, at least one (default 0.15)")
+    p.add_argument("--train-speech-sources", type=parse_sources, default=(),
+                   help="comma-separated speech sources (index.tsv's source column) that --val-sources holds out "
+                        "and that go to training instead, for more training talkers; at least "
+                        f"{MIN_HELD_OUT_SPEECH_SOURCES} speech sources must stay held out; the noise split is kept "
+                        "(default: none moved)")
+    p.add_argument("--compare", type=Path, action="append", default=[],
+                   help="also score this earlier network of this tool (its .pt; the .json beside it) on the same "
+                        "validation mixtures, beside the new one; repeat for several")
     p.add_argument("--rows", type=parse_rows, default=DEFAULT_ROWS,
                    help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
                         f"(default {','.join(DEFAULT_ROWS)}; each is described above); voicing is causal "
@@ -596,6 +637,7 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
     read from --cache (the recordings each side used restored too)."""
     key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr), args.val_sources,
                       str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS]
+                     + ([list(args.train_speech_sources)] if args.train_speech_sources else [])
                      + (["shape"] if args.shape else []))
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None
     if cached is not None and str(cached["key"]) == key:
@@ -649,6 +691,13 @@ def main(argv: list[str] | None = None) -> int:
     mixers = start_run(args)
     if mixers is None:
         return 2
+    try:
+        if args.train_speech_sources:
+            move_speech_sources(mixers, args.train_speech_sources)
+        others = {f"{path.stem} (--compare)": load(path) for path in args.compare}
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
     train, val, signals, from_cache = mixtures(args, mixers)
     print(f"{'read' if from_cache else 'built'} {train[0].shape[0]} training and {val[0].shape[0]} validation "
           f"mixtures of {train[0].shape[1]} hops ({time.monotonic() - started:.0f} s)", flush=True)
@@ -675,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
                   seed=args.seed, crop=args.crop or None, input_noise=args.input_noise, minutes=args.minutes,
                   log=lambda line: print(line, flush=True))
     model.eval()
-    scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength) \
+    scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength, others) \
         if args.score_mixtures else {}
     if scores:
         silent = f", {scores['silent_noise']} with silent noise left out" if scores["silent_noise"] else ""
@@ -706,7 +755,9 @@ def main(argv: list[str] | None = None) -> int:
                   "normalisation folded into the first GRU"},
         "trained_on": f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
                       f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
-                      f"{args.snr[1]:g} dB, seed {args.seed}{', spectral shaping' if args.shape else ''}",
+                      f"{args.snr[1]:g} dB, seed {args.seed}{', spectral shaping' if args.shape else ''}"
+                      + (f", held-out speech sources moved to training: {', '.join(args.train_speech_sources)}"
+                         if args.train_speech_sources else ""),
         "training": {"epochs_run": len(history) - 1, "best_epoch": best[0], "best_validation_loss": best[2],
                      "lr": args.lr, "batch": args.batch, "crop": args.crop, "loss": args.loss,
                      "compression": args.compression if args.loss == "compressed" else None,

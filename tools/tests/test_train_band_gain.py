@@ -466,3 +466,43 @@ def test_shaping_changes_the_training_mixtures_and_leaves_the_validation_ones_al
         np.testing.assert_array_equal(plain[key], shaped[key], err_msg=key)
     assert not np.allclose(plain["x_train"], shaped["x_train"])
     assert str(plain["key"]) != str(shaped["key"])
+
+
+def test_moving_held_out_speech_sources_to_training_keeps_at_least_three_held_out():
+    from types import SimpleNamespace
+    from train_noise_estimator import Mixer
+    speech = [SimpleNamespace(source=f"s{index % 5}") for index in range(20)]
+    mixers = [Mixer(speech[:2], [], None, (0, 1)), Mixer(speech[2:], [], None, (0, 1))]   # s2, s3, s4, s0, s1 held
+    tbg.move_speech_sources(mixers, ("s2",))
+    assert sorted({r.source for r in mixers[1].speech}) == ["s0", "s1", "s3", "s4"]
+    assert len(mixers[0].speech) == 2 + 4 and len(mixers[1].speech) == 14
+    assert all(r.source == "s2" for r in mixers[0].speech[2:])
+    with pytest.raises(ValueError, match="s2 not among the held-out speech sources"):
+        tbg.move_speech_sources(mixers, ("s2",))
+    with pytest.raises(ValueError, match="2 speech sources would stay held out, at least 3 must"):
+        tbg.move_speech_sources(mixers, ("s0", "s1"))
+    assert len(mixers[1].speech) == 14   # a refused move moves nothing
+
+
+def test_an_earlier_network_is_scored_beside_the_new_one_on_the_same_mixtures(small_set):  # noqa: F811
+    import soundfile as sf
+    name = sorted((small_set / "clean").iterdir())[0].name
+    clean, _ = sf.read(str(small_set / "clean" / name), dtype="float64")
+    noisy, _ = sf.read(str(small_set / "audio" / name), dtype="float64")
+    torch.manual_seed(5)
+    trained = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1)   # not anchored: its own random gains
+    untrained = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS))
+    signals = [(clean, noisy - clean)]
+    scores = tbg.enhancement_scores(trained, tbg.DEFAULT_ROWS, signals, 0.7,
+                                    {"earlier": (untrained, tbg.DEFAULT_ROWS)})
+    alone = tbg.enhancement_scores(trained, tbg.DEFAULT_ROWS, signals, 0.7)
+    assert scores["all"]["earlier"] == scores["all"]["mcra + gain rule"]   # the untrained anchor is today's path
+    assert scores["all"]["band-gain network"] == alone["all"]["band-gain network"] != scores["all"]["earlier"]
+
+
+def test_a_speech_source_that_is_not_held_out_is_refused_in_one_line(tmp_path, capsys):
+    _catalogue(tmp_path)
+    assert _train(tmp_path, tmp_path / "net.pt", "--train-speech-sources", "talkers9") == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("--train-speech-sources: talkers9 not among the held-out speech sources")
+    assert "\n" not in error and not (tmp_path / "net.pt").exists()
