@@ -5,7 +5,7 @@ noise (issue 20: a learned gain inside the enhancer's low-latency signal path).
 What it computes, per 4 ms enhancer hop t (the framing of tools/band_gain_study.py, which is the host's low-latency
 path in numpy): from the periodogram of the hop's 16 ms low-delay frame, the 32 Mel band energies E_t(b) of the
 learned noise estimate's layout (tools/noise_estimator.py, FEATURES), and from them the input rows, in dB
-(10·log10 max(x, 1e-10)), chosen by --rows from
+(10·log10 max(x, 1e-10)) but for voicing, chosen by --rows from
 
   energy    E_t                          the band energies;
   delta     dB(E_t) − dB(E_{t−1})        their first difference (0 at the first hop);
@@ -15,10 +15,21 @@ learned noise estimate's layout (tools/noise_estimator.py, FEATURES), and from t
             the bands;
   mcra_gain what today's path (MCRA and the decision-directed gain rule, SuppressionGainRule, default strength)
             does to the band's energy, Σ_k M(b, k) G(k)² P(k) / Σ_k M(b, k) P(k);
-  posterior, above_minimum   energy − mcra and energy − minimum (dB): level-free —
+  posterior, above_minimum   energy − mcra and energy − minimum (dB): level-free;
+  voicing   a periodicity measure per band, −1…1 (not dB), RNNoise's pitch correlation without its lookahead:
+            the pitch lag L of the hop is the lag in 40…256 samples (2.5…16 ms, 62…400 Hz) with the highest
+            normalised autocorrelation Σ x(n)x(n−L) / √(Σ x(n)² · Σ x(n−L)²) of the last 512 input samples
+            (32 ms, both sums over the pairs inside them); the row is, per band, the normalised cross-spectrum
+            of the hop's frame X with the same frame L samples earlier, P (the analysis window on both),
+            Σ_k M(b, k) Re X(k)P*(k) / √(Σ_k M(b, k)|X(k)|² · Σ_k M(b, k)|P(k)|²) — near 1 where the band holds
+            a harmonic of a steady pitch, near 0 in noise. Past and present samples only. Cost per hop: a
+            1024-point real FFT and its inverse for the autocorrelation (cumulative sums for its energies, 217
+            lags compared), one more 256-point FFT of the delayed frame, and the 32 band sums: about 0.06 MFLOP,
+            twice the two GRUs of 24 (a decimation by 2 for the search, as RNNoise does, would halve it) —
 
 each a causal recursion over past and present hops that the host runs already (MCRA, the gain rule) or that the
-learned noise estimate runs (the smoothed power and its minimum). The network, one step per hop: GRU (rows × 32
+learned noise estimate runs (the smoothed power and its minimum), or, voicing, a function of the last 32 ms of
+input. The network, one step per hop: GRU (rows × 32
 → H), further GRUs (H → H), dense (H → 32), sigmoid, the gain g_t(b) ∈ (0, 1) of each band, which
 ``band_gain_study.apply_band_gains`` interpolates to bins between the bands' centres and floors at the enhancer's
 Gmin (−21 dB at the default strength). With --anchor mcra the sigmoid's outputs s(b) are instead corrections of
@@ -30,7 +41,7 @@ computes the product per hop after alertnet has run the network, from the gains 
 the alertnet C core runs: ``gru`` (nn.GRU, one layer, one direction, state carried hop to hop, zero at the
 stream's start), ``dense`` per frame and ``sigmoid``. The inputs are standardised with the training set's mean
 and deviation per input, and that scaling is folded into the first GRU's input weights when the file is written,
-so it takes raw dB rows.
+so it takes the raw rows.
 
 Target (RNNoise, Valin 2018): g*_t(b) = √(S/Y) of the speech's and the mixture's band energies in the same frame,
 clipped to 1; bands with no energy in the mixture are left out. Losses (--loss; errors where the gain is too low,
@@ -46,10 +57,11 @@ network; --anchor none gives the earlier c10).
 
 Data (tools/train_noise_estimator.py's catalogue and Mixer, imported): train-role speech reaching
 --min-speech-bandwidth-hz (default 7 kHz) strung with pauses, in train-role real noise or babble, −5…20 dB SNR,
-−45…−20 dBFS; whole sources held out for validation. Early stopping on the validation loss; after training the
-enhancement itself is scored on validation mixtures (SNRi, segSNRi, PESQ-WB Δ, STOI Δ beside MCRA and the
-oracle), the figures to choose settings by. tools/band_gain_study.py ``score --band-gain-model`` scores a written
-network on a corpus folder.
+−45…−20 dBFS; whole sources held out for validation (--train-speech-sources moves named held-out speech
+sources to training, for more training talkers, keeping at least three held out). Early stopping on the
+validation loss; after training the enhancement itself is scored on validation mixtures (SNRi, segSNRi,
+PESQ-WB Δ, STOI Δ beside MCRA, the oracle and any --compare network), the figures to choose settings by.
+tools/band_gain_study.py ``score --band-gain-model`` scores a written network on a corpus folder.
 
 Writes OUT (a PyTorch state dict of ``BandGainNet``, normalisation folded in) and OUT with suffix .json (the
 architecture, the input rows, weights, MFLOP per hop, the run's settings and validation scores); with --sources,
@@ -84,7 +96,7 @@ from fetch_alert_recordings import write_role_rows
 from speech_bandwidth import MIN_SPEECH_BANDWIDTH_HZ
 from train_noise_estimator import SPLIT, Mixer, start_run
 
-ROWS = ("energy", "delta", "smoothed", "minimum", "mcra", "mcra_gain")
+ROWS = ("energy", "delta", "smoothed", "minimum", "mcra", "mcra_gain", "voicing")
 # Rows that are differences of two of ROWS (dB): level-free views of the band energy.
 DIFFERENCES = {"posterior": ("energy", "mcra"), "above_minimum": ("energy", "minimum")}
 DEFAULT_ROWS = ("delta", "posterior", "above_minimum", "mcra_gain")
@@ -92,9 +104,55 @@ BANDS = ne.FEATURES["n_mels"]
 SPEC_INPUT = ne.default_input()   # the smoothing and the minimum's blocks, as the learned noise estimate's
 
 
-def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np.ndarray:
+PITCH_WINDOW = 512               # samples of input whose autocorrelation picks the voicing row's lag (32 ms)
+PITCH_LAGS = (40, 256)          # the lags searched, first and last (2.5…16 ms: 400…62.5 Hz)
+
+
+def pitch_lags(samples: np.ndarray) -> np.ndarray:
+    """[hops] the voicing row's pitch lag per hop of ``band_gain_study.analyse`` (hop t ends at sample (t + 1)·hop;
+    zeros before the stream, two hops of zeros after it): the lag in PITCH_LAGS with the highest normalised
+    autocorrelation of the last PITCH_WINDOW samples (the first such lag where several tie, the smallest where
+    the window is silent)."""
+    x = np.concatenate([np.asarray(samples, dtype=np.float64), np.zeros(2 * ne.HOP)])
+    hops = len(x) // ne.HOP
+    padded = np.concatenate([np.zeros(PITCH_WINDOW - ne.HOP), x[:hops * ne.HOP]])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, PITCH_WINDOW)[::ne.HOP][:hops]
+    spectrum = np.fft.rfft(windows, n=2 * PITCH_WINDOW, axis=-1)
+    product = np.fft.irfft(spectrum.real ** 2 + spectrum.imag ** 2, n=2 * PITCH_WINDOW, axis=-1)
+    cumulative = np.concatenate([np.zeros((hops, 1)), np.cumsum(windows ** 2, axis=-1)], axis=-1)
+    lags = np.arange(PITCH_LAGS[0], PITCH_LAGS[1] + 1)
+    later = cumulative[:, -1:] - cumulative[:, lags]                 # Σ x(n)², n = L … W−1
+    earlier = cumulative[:, PITCH_WINDOW - lags]                     # Σ x(n−L)², the same pairs
+    energy = np.sqrt(later * earlier)
+    normalised = np.where(energy > 0, product[:, lags] / np.where(energy > 0, energy, 1), 0.0)
+    return lags[np.argmax(normalised, axis=-1)]
+
+
+def voicing(samples: np.ndarray, bands: np.ndarray) -> np.ndarray:
+    """[hops, B] the voicing row: per hop and band of the filterbank ``bands`` [bins, B], the normalised
+    cross-spectrum of the hop's analysis frame with the frame ``pitch_lags`` samples earlier (RNNoise's pitch
+    correlation, from past and present samples only), 0 where either is silent in the band."""
+    lags = pitch_lags(samples)
+    x = np.concatenate([np.asarray(samples, dtype=np.float64), np.zeros(2 * ne.HOP)])
+    hops = len(lags)
+    before = PITCH_LAGS[1] + ne.N_FFT - ne.HOP
+    padded = np.concatenate([np.zeros(before), x[:hops * ne.HOP]])
+    ends = before + ne.HOP * np.arange(1, hops + 1)
+    window = ne.analysis_window()
+    frame = np.fft.rfft(padded[(ends - ne.N_FFT)[:, None] + np.arange(ne.N_FFT)] * window, axis=-1)
+    delayed = np.fft.rfft(padded[(ends - lags - ne.N_FFT)[:, None] + np.arange(ne.N_FFT)] * window, axis=-1)
+    cross = (frame.real * delayed.real + frame.imag * delayed.imag) @ bands
+    norm = np.sqrt((np.abs(frame) ** 2 @ bands) * (np.abs(delayed) ** 2 @ bands))
+    return np.where(norm > ne.LOG_FLOOR, cross / np.where(norm > ne.LOG_FLOOR, norm, 1), 0.0)
+
+
+def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS, samples: np.ndarray | None = None
+                  ) -> np.ndarray:
     """[hops, len(rows)·B] the network's input per hop, from the enhancer's periodograms [hops, bins] (every hop
-    of ``band_gain_study.analyse``, the partial first frames included); rows in the order given."""
+    of ``band_gain_study.analyse``, the partial first frames included) and, for the voicing row, the ``samples``
+    they were analysed from; rows in the order given."""
+    if "voicing" in rows and samples is None:
+        raise ValueError("the voicing row needs the samples, not only their periodograms")
     bands = features.mel_filterbank(ne.FEATURES).T.astype(np.float64)
     energy = power @ bands
     level = ne.decibels(energy)
@@ -108,6 +166,7 @@ def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np
                                                         SPEC_INPUT["minimum_blocks"])),
         "mcra": lambda: ne.decibels(noise() @ bands),
         "mcra_gain": lambda: ne.decibels(bg.mcra_band_gain(power, noise(), bands)),
+        "voicing": lambda: voicing(samples, bands),
     }
     made.update({row: (lambda a=a, b=b: made[a]() - made[b]()) for row, (a, b) in DIFFERENCES.items()})
     return np.concatenate([made[row]() for row in rows], axis=1)
@@ -116,7 +175,7 @@ def band_features(power: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np
 def signal_features(samples: np.ndarray, rows: tuple[str, ...] = DEFAULT_ROWS) -> np.ndarray:
     """``band_features`` of a signal, hop by hop as the enhancer analyses it."""
     spectra = bg.analyse(samples)
-    return band_features(spectra.real ** 2 + spectra.imag ** 2, rows)
+    return band_features(spectra.real ** 2 + spectra.imag ** 2, rows, samples)
 
 
 def targets(speech: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -389,15 +448,19 @@ def fit(model: BandGainNet, train: tuple, val: tuple, loss, *, epochs: int, batc
 SNR_BINS = ((-np.inf, 2.5), (2.5, 7.5), (7.5, 15.0), (15.0, np.inf))   # input SNR (dB) of the validation table
 
 
-def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float) -> dict:
+def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list, strength: float,
+                       others: dict[str, tuple[BandGainNet, tuple[str, ...]]] | None = None) -> dict:
     """Mean SNRi, segSNRi, PESQ-WB Δ and STOI Δ over ``signals`` [(speech, noise)] for MCRA's path, the network
-    (``enhance``) and the oracle gains, each through band_gain_study's path (score_enhancement's metrics):
+    (``enhance``), each of ``others`` ({name: (network, its rows)}, earlier networks scored beside it) and the
+    oracle gains, each through band_gain_study's path (score_enhancement's metrics):
     {"mixtures": scored, "silent_noise": left out, "all": {system: means}, "by_input_snr": {"LOW..HIGH dB":
     {"mixtures": n, system: means}}}. A mixture whose noise is silent (a silent stretch of a noise recording) has no
     SNR to improve and is left out."""
     systems = {
         "mcra + gain rule": lambda noisy, clean: bg.enhance_mcra(noisy, strength),
         "band-gain network": lambda noisy, clean: enhance(model, rows, noisy, strength),
+        **{name: (lambda noisy, clean, other=other: enhance(*other, noisy, strength))
+           for name, other in (others or {}).items()},
         "oracle band gain": lambda noisy, clean: bg.apply_band_gains(noisy, bg.oracle_band_gains(noisy, clean),
                                                                      strength),
     }
@@ -425,6 +488,34 @@ def enhancement_scores(model: BandGainNet, rows: tuple[str, ...], signals: list,
             bins[f"{low:g}..{high:g} dB"] = {"mixtures": int(chosen.sum()), **means(chosen)}
     return {"mixtures": len(scored), "silent_noise": len(signals) - len(scored),
             "all": means(np.ones(len(scored), dtype=bool)) if scored else {}, "by_input_snr": bins}
+
+
+def parse_sources(text: str) -> tuple[str, ...]:
+    sources = tuple(sorted({source for source in text.split(",") if source}))
+    if not sources:
+        raise argparse.ArgumentTypeError(f"expected source names separated by commas, got {text!r}")
+    return sources
+
+
+MIN_HELD_OUT_SPEECH_SOURCES = 3   # talker sources that stay out of training, whatever --train-speech-sources moves
+
+
+def move_speech_sources(mixers: list[Mixer], sources: tuple[str, ...]) -> None:
+    """Move the speech recordings of ``sources`` from the validation mixer to the training one (ValueError in one
+    line if one is not held out, or if fewer than MIN_HELD_OUT_SPEECH_SOURCES would stay held out)."""
+    held = {recording.source for recording in mixers[1].speech}
+    unknown = sorted(set(sources) - held)
+    if unknown:
+        raise ValueError(f"--train-speech-sources: {', '.join(unknown)} not among the held-out speech sources "
+                         f"({', '.join(sorted(held))})")
+    if len(held) - len(sources) < MIN_HELD_OUT_SPEECH_SOURCES:
+        raise ValueError(f"--train-speech-sources: {len(held) - len(sources)} speech sources would stay held out, "
+                         f"at least {MIN_HELD_OUT_SPEECH_SOURCES} must")
+    moved = [recording for recording in mixers[1].speech if recording.source in sources]
+    mixers[0].speech = mixers[0].speech + moved
+    mixers[1].speech = [recording for recording in mixers[1].speech if recording.source not in sources]
+    print(f"speech sources moved to training: {', '.join(sources)} ({len(moved)} recordings); now "
+          f"{len(mixers[0].speech)} train / {len(mixers[1].speech)} validation speech recordings", flush=True)
 
 
 def parse_rows(text: str) -> tuple[str, ...]:
@@ -458,9 +549,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "default %(default)g Hz, 0 takes every speech recording")
     p.add_argument("--val-sources", type=float, default=0.15,
                    help="share of sources held out for validation, at least one (default 0.15)")
+    p.add_argument("--train-speech-sources", type=parse_sources, default=(),
+                   help="comma-separated speech sources (index.tsv's source column) that --val-sources holds out "
+                        "and that go to training instead, for more training talkers; at least "
+                        f"{MIN_HELD_OUT_SPEECH_SOURCES} speech sources must stay held out; the noise split is kept "
+                        "(default: none moved)")
+    p.add_argument("--compare", type=Path, action="append", default=[],
+                   help="also score this earlier network of this tool (its .pt; the .json beside it) on the same "
+                        "validation mixtures, beside the new one; repeat for several")
     p.add_argument("--rows", type=parse_rows, default=DEFAULT_ROWS,
                    help=f"input rows per band, comma-separated, from {', '.join(ROWS + tuple(DIFFERENCES))} "
-                        f"(default {','.join(DEFAULT_ROWS)})")
+                        f"(default {','.join(DEFAULT_ROWS)}; each is described above); voicing is causal "
+                        "periodicity per band, RNNoise's pitch correlation without lookahead: the normalised "
+                        "cross-spectrum of the hop's frame with its copy one pitch lag earlier, the lag picked by "
+                        "the autocorrelation of the last 32 ms over 2.5..16 ms, about 0.06 MFLOP per hop")
     p.add_argument("--anchor", choices=("none", "mcra"), default="mcra",
                    help="none: the sigmoid's outputs are the band gains; mcra: R times them (R = --anchor-range) "
                         "multiplies MCRA's own gains, per bin, clipped at 1 (trained on the band form min(1, "
@@ -535,6 +637,7 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
     read from --cache (the recordings each side used restored too)."""
     key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr), args.val_sources,
                       str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS]
+                     + ([list(args.train_speech_sources)] if args.train_speech_sources else [])
                      + (["shape"] if args.shape else []))
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None
     if cached is not None and str(cached["key"]) == key:
@@ -588,6 +691,13 @@ def main(argv: list[str] | None = None) -> int:
     mixers = start_run(args)
     if mixers is None:
         return 2
+    try:
+        if args.train_speech_sources:
+            move_speech_sources(mixers, args.train_speech_sources)
+        others = {f"{path.stem} (--compare)": load(path) for path in args.compare}
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
     train, val, signals, from_cache = mixtures(args, mixers)
     print(f"{'read' if from_cache else 'built'} {train[0].shape[0]} training and {val[0].shape[0]} validation "
           f"mixtures of {train[0].shape[1]} hops ({time.monotonic() - started:.0f} s)", flush=True)
@@ -614,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
                   seed=args.seed, crop=args.crop or None, input_noise=args.input_noise, minutes=args.minutes,
                   log=lambda line: print(line, flush=True))
     model.eval()
-    scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength) \
+    scores = enhancement_scores(model, args.rows, signals[:args.score_mixtures], args.strength, others) \
         if args.score_mixtures else {}
     if scores:
         silent = f", {scores['silent_noise']} with silent noise left out" if scores["silent_noise"] else ""
@@ -641,11 +751,13 @@ def main(argv: list[str] | None = None) -> int:
                          if anchor else None,
                          "weights": model.weight_count(), "mflop_per_hop": round(model.mflop_per_hop(), 5)},
         "input": {"rows": list(args.rows), "features": ne.FEATURES, "noise_input": SPEC_INPUT,
-                  "hop_seconds": ne.HOP / ne.SAMPLE_RATE, "order": "rows after one another, 32 bands each, in dB; "
+                  "hop_seconds": ne.HOP / ne.SAMPLE_RATE, "order": "rows after one another, 32 bands each, in dB (voicing: a correlation, -1..1); "
                   "normalisation folded into the first GRU"},
         "trained_on": f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
                       f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
-                      f"{args.snr[1]:g} dB, seed {args.seed}{', spectral shaping' if args.shape else ''}",
+                      f"{args.snr[1]:g} dB, seed {args.seed}{', spectral shaping' if args.shape else ''}"
+                      + (f", held-out speech sources moved to training: {', '.join(args.train_speech_sources)}"
+                         if args.train_speech_sources else ""),
         "training": {"epochs_run": len(history) - 1, "best_epoch": best[0], "best_validation_loss": best[2],
                      "lr": args.lr, "batch": args.batch, "crop": args.crop, "loss": args.loss,
                      "compression": args.compression if args.loss == "compressed" else None,

@@ -99,7 +99,67 @@ def _direct_rows(samples: np.ndarray) -> dict[str, np.ndarray]:
     db = lambda v: 10 * np.log10(np.maximum(v, 1e-10))  # noqa: E731
     level = db(energy)
     return {"energy": level, "delta": np.r_[np.zeros((1, level.shape[1])), level[1:] - level[:-1]],
-            "smoothed": db(smoothed), "minimum": db(minimum), "mcra": db(mcra @ mel.T), "mcra_gain": db(band_gain)}
+            "smoothed": db(smoothed), "minimum": db(minimum), "mcra": db(mcra @ mel.T), "mcra_gain": db(band_gain),
+            "voicing": _direct_voicing(samples)[0]}
+
+
+def _direct_voicing(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the voicing row [hops, 32], the pitch lag per hop) by explicit loops, as the docstring defines them: for
+    each hop the last 512 samples (zeros before the stream), every lag 40..256 scored by its normalised
+    autocorrelation over the pairs inside them, the best lag's frame cut by hand, the band sums over the
+    filterbank's weights one by one."""
+    n_fft, hop, window_length = ne.N_FFT, ne.HOP, 512
+    lead = 256 + n_fft
+    x = np.concatenate([np.zeros(lead), samples, np.zeros(2 * hop)])
+    hops = (len(samples) + 2 * hop) // hop
+    window = ne.analysis_window()
+    mel = features.mel_filterbank(ne.FEATURES).astype(np.float64)
+    rows, lags = np.zeros((hops, mel.shape[0])), np.zeros(hops, dtype=int)
+    for t in range(hops):
+        end = lead + (t + 1) * hop
+        recent = x[end - window_length:end]
+        best, best_score = 40, -np.inf
+        for lag in range(40, 257):
+            a, b = recent[lag:], recent[:window_length - lag]
+            energy = np.sqrt(np.dot(a, a) * np.dot(b, b))
+            score = np.dot(a, b) / energy if energy > 0 else 0.0
+            if score > best_score:
+                best, best_score = lag, score
+        lags[t] = best
+        now = np.fft.rfft(x[end - n_fft:end] * window)
+        then = np.fft.rfft(x[end - best - n_fft:end - best] * window)
+        for band in range(mel.shape[0]):
+            cross = sum(mel[band, k] * (now[k] * np.conj(then[k])).real for k in range(len(now)))
+            norm = np.sqrt(sum(mel[band, k] * abs(now[k]) ** 2 for k in range(len(now)))
+                           * sum(mel[band, k] * abs(then[k]) ** 2 for k in range(len(now))))
+            rows[t, band] = cross / norm if norm > 1e-10 else 0.0
+    return rows, lags
+
+
+def _harmonic(seconds: float, f0: float, seed: int) -> np.ndarray:
+    """Twenty harmonics of f0 with random phases, 1/k amplitudes."""
+    t = np.arange(int(seconds * ne.SAMPLE_RATE)) / ne.SAMPLE_RATE
+    phases = np.random.default_rng(seed).uniform(0, 2 * np.pi, 20)
+    return 0.05 * sum(np.sin(2 * np.pi * f0 * k * t + phases[k - 1]) / k for k in range(1, 21))
+
+
+def test_the_voicing_row_is_near_one_for_a_harmonic_signal_and_low_for_noise():
+    harmonic = _harmonic(0.5, 173.0, 3)   # period 92.5 samples: the best lag is two periods, 185
+    noise = 0.05 * np.random.default_rng(4).standard_normal(len(harmonic))
+    mel = features.mel_filterbank(ne.FEATURES).T.astype(np.float64)
+    settled = slice(512 // ne.HOP, len(harmonic) // ne.HOP)   # hops whose 32 ms window is all signal
+    voiced, lags = tbg.voicing(harmonic, mel), tbg.pitch_lags(harmonic)
+    direct, direct_lags = _direct_voicing(harmonic)
+    np.testing.assert_array_equal(lags, direct_lags)
+    np.testing.assert_allclose(voiced, direct, rtol=0, atol=1e-9)
+    assert np.all(lags[settled] == 185)
+    # bands up to the 20th harmonic (3.46 kHz, centre below it) carry the pitch
+    below = ne.band_centres(mel.T) * ne.SAMPLE_RATE / ne.N_FFT < 3300
+    assert voiced[settled][:, below].min() > 0.95
+    unvoiced, direct = tbg.voicing(noise, mel), _direct_voicing(noise)[0]
+    np.testing.assert_allclose(unvoiced, direct, rtol=0, atol=1e-9)
+    assert abs(unvoiced[settled].mean()) < 0.3
+    assert np.all(tbg.voicing(np.zeros(2000), mel) == 0)   # silence: no correlation, no division by zero
 
 
 def test_the_input_rows_match_a_direct_computation():
@@ -406,3 +466,43 @@ def test_shaping_changes_the_training_mixtures_and_leaves_the_validation_ones_al
         np.testing.assert_array_equal(plain[key], shaped[key], err_msg=key)
     assert not np.allclose(plain["x_train"], shaped["x_train"])
     assert str(plain["key"]) != str(shaped["key"])
+
+
+def test_moving_held_out_speech_sources_to_training_keeps_at_least_three_held_out():
+    from types import SimpleNamespace
+    from train_noise_estimator import Mixer
+    speech = [SimpleNamespace(source=f"s{index % 5}") for index in range(20)]
+    mixers = [Mixer(speech[:2], [], None, (0, 1)), Mixer(speech[2:], [], None, (0, 1))]   # s2, s3, s4, s0, s1 held
+    tbg.move_speech_sources(mixers, ("s2",))
+    assert sorted({r.source for r in mixers[1].speech}) == ["s0", "s1", "s3", "s4"]
+    assert len(mixers[0].speech) == 2 + 4 and len(mixers[1].speech) == 14
+    assert all(r.source == "s2" for r in mixers[0].speech[2:])
+    with pytest.raises(ValueError, match="s2 not among the held-out speech sources"):
+        tbg.move_speech_sources(mixers, ("s2",))
+    with pytest.raises(ValueError, match="2 speech sources would stay held out, at least 3 must"):
+        tbg.move_speech_sources(mixers, ("s0", "s1"))
+    assert len(mixers[1].speech) == 14   # a refused move moves nothing
+
+
+def test_an_earlier_network_is_scored_beside_the_new_one_on_the_same_mixtures(small_set):  # noqa: F811
+    import soundfile as sf
+    name = sorted((small_set / "clean").iterdir())[0].name
+    clean, _ = sf.read(str(small_set / "clean" / name), dtype="float64")
+    noisy, _ = sf.read(str(small_set / "audio" / name), dtype="float64")
+    torch.manual_seed(5)
+    trained = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1)   # not anchored: its own random gains
+    untrained = tbg.BandGainNet(32 * len(tbg.DEFAULT_ROWS), 4, 1, anchor=tbg.anchor_columns(tbg.DEFAULT_ROWS))
+    signals = [(clean, noisy - clean)]
+    scores = tbg.enhancement_scores(trained, tbg.DEFAULT_ROWS, signals, 0.7,
+                                    {"earlier": (untrained, tbg.DEFAULT_ROWS)})
+    alone = tbg.enhancement_scores(trained, tbg.DEFAULT_ROWS, signals, 0.7)
+    assert scores["all"]["earlier"] == scores["all"]["mcra + gain rule"]   # the untrained anchor is today's path
+    assert scores["all"]["band-gain network"] == alone["all"]["band-gain network"] != scores["all"]["earlier"]
+
+
+def test_a_speech_source_that_is_not_held_out_is_refused_in_one_line(tmp_path, capsys):
+    _catalogue(tmp_path)
+    assert _train(tmp_path, tmp_path / "net.pt", "--train-speech-sources", "talkers9") == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("--train-speech-sources: talkers9 not among the held-out speech sources")
+    assert "\n" not in error and not (tmp_path / "net.pt").exists()
