@@ -16,7 +16,8 @@ alert-free files (plus --fa-corpus's), with the median-latency target, minus --f
 The tuner spends whatever budget it is given, and a rate measured on a few hours is uncertain (20 false alarms
 in 11 h: 1.8/h, yet anything from 1.1 to 2.8/h is consistent with it), so --fa-target T sets the budget with a
 margin instead: the largest rate whose one-sided 95 % Poisson upper limit on the alert-free hours at hand stays
-at or under T.
+at or under T. With --scores-cache the network's scores are kept in a file and reused by the next retune of the
+same weights on the same corpora, which then only chooses (another budget, another rule) instead of scoring again.
 
 Examples:
   .venv/bin/python tools/retune.py --model models/default.safetensors --val corpora/real-dev \\
@@ -27,10 +28,13 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 import alertnet_ref
 import export
@@ -38,8 +42,8 @@ import hearalert_corpus
 from cli_types import number_in, rise_ratios
 from corpus_format import CorpusFormatError, read_corpus, refuse_unlabelled
 from hearalert_train.data import Geometry
-from hearalert_train.evaluation import (choose_settings, confident_budget, false_alarms_per_hour, format_report,
-                                       full_report, predict)
+from hearalert_train.evaluation import (ClipPrediction, choose_settings, confident_budget, false_alarms_per_hour,
+                                       format_report, full_report, predict)
 from hearalert_train.from_weights import torch_module
 from hearalert_train.tracker import TrackerSettings
 
@@ -67,10 +71,63 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--rise-ratios", type=rise_ratios, default=rise_ratios(RISE_DEFAULT),
                    help=f"onset_rise_ratio values to try (default {RISE_DEFAULT})")
     p.add_argument("--report", type=Path, help="write the development report of the retuned file here (JSON)")
+    p.add_argument("--scores-cache", type=Path, metavar="NPZ",
+                   help="keep the network's scores of --val (and --fa-corpus) in this file and reuse them when the "
+                        "weights, features and corpora are the same: scoring is most of a retune's time (half an "
+                        "hour for 11 h of audio on 2 cores), and trying another budget or rule needs none of it again")
     args = p.parse_args(argv)
     if args.out.resolve() == args.model.resolve():
         p.error("--out must differ from --model: the original stays as it is")
     return args
+
+
+def scores_key(model, corpora) -> str:
+    """What the scores depend on: the weights and graph, the features and context, and each corpus's files."""
+    digest = hashlib.sha256()
+    for name in sorted(model.tensors):
+        digest.update(name.encode())
+        digest.update(np.ascontiguousarray(model.tensors[name]).tobytes())
+    for name in ("graph", "features", "context"):
+        digest.update(str(model.metadata.get(name)).encode())
+    for corpus in corpora:
+        digest.update(str(corpus.root.resolve()).encode())
+        for f in corpus.files:
+            path = corpus.audio_path(f.filename)
+            digest.update(f"{f.filename}:{path.stat().st_size}:{path.stat().st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def save_scores(path: Path, key: str, scored: list[list[ClipPrediction]]) -> None:
+    arrays = {"key": np.array(key)}
+    for c, predictions in enumerate(scored):
+        arrays[f"names{c}"] = np.array([p.name for p in predictions])
+        arrays[f"durations{c}"] = np.array([p.duration for p in predictions])
+        arrays[f"sizes{c}"] = np.array([len(p.scores) for p in predictions])
+        for field in ("scores", "centres", "ends"):
+            arrays[f"{field}{c}"] = np.concatenate([getattr(p, field) for p in predictions])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        np.savez(f, **arrays)
+    print(f"kept the scores in {path}", flush=True)
+
+
+def load_scores(path: Path, key: str) -> list[list[ClipPrediction]] | None:
+    """The scores kept in `path` if they were made for `key`; None (said in a line) otherwise."""
+    if not path.is_file():
+        return None
+    with np.load(path) as data:
+        if str(data["key"]) != key:
+            print(f"{path}: kept for other weights or files; scoring again", flush=True)
+            return None
+        scored, c = [], 0
+        while f"names{c}" in data:
+            bounds = np.concatenate([[0], np.cumsum(data[f"sizes{c}"])])
+            scored.append([ClipPrediction(str(name), float(duration), *(data[f"{field}{c}"][a:b]
+                                                                       for field in ("scores", "centres", "ends")))
+                           for name, duration, a, b in zip(data[f"names{c}"], data[f"durations{c}"], bounds[:-1],
+                                                           bounds[1:])])
+            c += 1
+    return scored
 
 
 def retune(args: argparse.Namespace) -> dict:
@@ -99,11 +156,22 @@ def retune(args: argparse.Namespace) -> dict:
     network = torch_module(model)
     before = TrackerSettings(**json.loads(model.metadata.get("tracker", "{}")))
 
-    t0 = time.time()
-    print(f"scoring {len(val.files)} files of {args.val}", flush=True)
-    predictions = predict(network, val, spec, geometry)
-    fa_audio = (fa_corpus, predict(network, fa_corpus, spec, geometry)) if fa_corpus else None
-    print(f"scored in {time.time() - t0:.0f} s; choosing settings", flush=True)
+    corpora = [c for c in (val, fa_corpus) if c is not None]
+    key = scores_key(model, corpora)
+    scored = load_scores(args.scores_cache, key) if args.scores_cache else None
+    if scored is None:
+        t0 = time.time()
+        print(f"scoring {sum(len(c.files) for c in corpora)} files of {', '.join(str(c.root) for c in corpora)}",
+              flush=True)
+        scored = [predict(network, c, spec, geometry) for c in corpora]
+        print(f"scored in {time.time() - t0:.0f} s", flush=True)
+        if args.scores_cache:
+            save_scores(args.scores_cache, key, scored)
+    else:
+        print(f"scores of {', '.join(str(c.root) for c in corpora)} from {args.scores_cache}", flush=True)
+    predictions = scored[0]
+    fa_audio = (fa_corpus, scored[1]) if fa_corpus else None
+    print("choosing settings", flush=True)
     thresholds, settings, summary = choose_settings(
         val, predictions, labels, onset_lag=before.onset_lag, rise_ratios=args.rise_ratios,
         per_label=args.per_label_thresholds, fa_weight=args.fa_weight, fa_budget=args.fa_budget, fa_audio=fa_audio)

@@ -480,6 +480,29 @@ def test_retune_changes_only_thresholds_tracker_and_provenance(trained, tmp_path
     assert report["thresholds"] == after.thresholds
 
 
+def test_retune_reuses_kept_scores_only_for_the_same_weights(trained, tmp_path, monkeypatch, capsys):
+    import retune
+
+    root, out, _, _, _ = trained
+    cache = tmp_path / "scores.npz"
+    common = ["--model", str(out), "--val", str(root / "val"), "--fa-budget", "50", "--per-label-thresholds",
+              "--rise-ratios", "none", "--scores-cache", str(cache)]
+    first = retune.retune(retune.parse_args([*common, "--out", str(tmp_path / "a.safetensors")]))
+    assert cache.is_file()
+    monkeypatch.setattr(retune, "predict", lambda *a, **k: pytest.fail("scored again with the same weights"))
+    again = retune.retune(retune.parse_args([*common, "--out", str(tmp_path / "b.safetensors")]))
+    assert json.dumps(again, sort_keys=True) == json.dumps(first, sort_keys=True)
+    assert alertnet_ref.load(tmp_path / "b.safetensors").thresholds == \
+        alertnet_ref.load(tmp_path / "a.safetensors").thresholds
+    assert f"from {cache}" in capsys.readouterr().out
+    # Other weights: the kept scores are not theirs.
+    model, val = alertnet_ref.load(out), [retune.read_corpus(root / "val")]
+    name = sorted(model.tensors)[0]
+    model.tensors[name] = model.tensors[name] + 1.0
+    assert retune.load_scores(cache, retune.scores_key(model, val)) is None
+    assert "scoring again" in capsys.readouterr().out
+
+
 def test_retune_fa_target_refuses_too_little_alert_free_audio_in_one_line(trained, tmp_path):
     import retune
 
