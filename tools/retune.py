@@ -32,6 +32,7 @@ import hashlib
 import json
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -115,6 +116,14 @@ def load_scores(path: Path, key: str) -> list[list[ClipPrediction]] | None:
     """The scores kept in `path` if they were made for `key`; None (said in a line) otherwise."""
     if not path.is_file():
         return None
+    try:
+        return _read_scores(path, key)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        print(f"{path}: not a readable scores file ({error}); scoring again", flush=True)
+        return None
+
+
+def _read_scores(path: Path, key: str) -> list[list[ClipPrediction]] | None:
     with np.load(path) as data:
         if str(data["key"]) != key:
             print(f"{path}: kept for other weights or files; scoring again", flush=True)

@@ -501,6 +501,10 @@ def test_retune_reuses_kept_scores_only_for_the_same_weights(trained, tmp_path, 
     model.tensors[name] = model.tensors[name] + 1.0
     assert retune.load_scores(cache, retune.scores_key(model, val)) is None
     assert "scoring again" in capsys.readouterr().out
+    # A damaged file is scored again too, said in a line, not a traceback.
+    cache.write_bytes(b"not an npz")
+    assert retune.load_scores(cache, retune.scores_key(model, val)) is None
+    assert "not a readable scores file" in capsys.readouterr().out
 
 
 def test_retune_fa_target_refuses_too_little_alert_free_audio_in_one_line(trained, tmp_path):
