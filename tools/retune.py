@@ -16,7 +16,8 @@ alert-free files (plus --fa-corpus's), with the median-latency target, minus --f
 The tuner spends whatever budget it is given, and a rate measured on a few hours is uncertain (20 false alarms
 in 11 h: 1.8/h, yet anything from 1.1 to 2.8/h is consistent with it), so --fa-target T sets the budget with a
 margin instead: the largest rate whose one-sided 95 % Poisson upper limit on the alert-free hours at hand stays
-at or under T. With --scores-cache the network's scores are kept in a file and reused by the next retune of the
+at or under T. --raise-only keeps per-label thresholds at or above the shared one: a dozen development alerts of a
+label cannot show that a lower threshold is safe on audio the set lacks. With --scores-cache the network's scores are kept in a file and reused by the next retune of the
 same weights on the same corpora, which then only chooses (another budget, another rule) instead of scoring again.
 
 Examples:
@@ -69,6 +70,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="macro F1 given up per false alarm per hour (default 0.001)")
     p.add_argument("--per-label-thresholds", action="store_true",
                    help="after the shared threshold, move each label's own threshold against the same objective")
+    p.add_argument("--raise-only", action="store_true",
+                   help="with --per-label-thresholds, a label's threshold may rise above the shared one but not fall "
+                        "below it (a dozen development alerts of a label cannot show that a lower threshold is safe "
+                        "on audio the set lacks)")
     p.add_argument("--rise-ratios", type=rise_ratios, default=rise_ratios(RISE_DEFAULT),
                    help=f"onset_rise_ratio values to try (default {RISE_DEFAULT})")
     p.add_argument("--report", type=Path, help="write the development report of the retuned file here (JSON)")
@@ -77,6 +82,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "weights, features and corpora are the same: scoring is most of a retune's time (half an "
                         "hour for 11 h of audio on 2 cores), and trying another budget or rule needs none of it again")
     args = p.parse_args(argv)
+    if args.raise_only and not args.per_label_thresholds:
+        p.error("--raise-only applies to --per-label-thresholds; give both")
     if args.out.resolve() == args.model.resolve():
         p.error("--out must differ from --model: the original stays as it is")
     return args
@@ -183,7 +190,8 @@ def retune(args: argparse.Namespace) -> dict:
     print("choosing settings", flush=True)
     thresholds, settings, summary = choose_settings(
         val, predictions, labels, onset_lag=before.onset_lag, rise_ratios=args.rise_ratios,
-        per_label=args.per_label_thresholds, fa_weight=args.fa_weight, fa_budget=args.fa_budget, fa_audio=fa_audio)
+        per_label=args.per_label_thresholds, fa_weight=args.fa_weight, fa_budget=args.fa_budget, fa_audio=fa_audio,
+        raise_only=args.raise_only)
     print(f"thresholds {model.thresholds} -> {thresholds}\ntracker {before.as_metadata()} -> "
           f"{settings.as_metadata()}\n{summary}", flush=True)
 

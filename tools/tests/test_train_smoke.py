@@ -448,6 +448,21 @@ def test_per_label_thresholds_move_only_where_the_budget_allows():
     assert thresholds == [0.8, 0.8] and summary["false_alarms_per_hour"] == 0.0
 
 
+def test_raise_only_keeps_every_label_at_or_above_the_shared_threshold():
+    # The case above: per label, "b" would fall from the shared 0.8 to 0.4 to find its three alerts; raise-only
+    # keeps it at 0.8, and a label may still rise: with a shared 0.4 (no budget), "a" goes up to 0.8 to drop the
+    # f3 blip it false-alarms on.
+    from hearalert_train.evaluation import tune
+
+    corpus, preds = _three_b_alerts_and_a_blip()
+    thresholds, _, _ = tune(corpus, preds, ["a", "b"], fa_budget=100.0, per_label=True, raise_only=True,
+                            **TOY_GRID)
+    assert thresholds == [0.8, 0.8]
+    shared, _, _ = tune(corpus, preds, ["a", "b"], fa_weight=0.0001, **TOY_GRID)
+    raised, _, _ = tune(corpus, preds, ["a", "b"], fa_weight=0.0001, per_label=True, raise_only=True, **TOY_GRID)
+    assert shared == [0.4, 0.4] and raised == [0.8, 0.4]
+
+
 def test_a_label_without_development_events_keeps_the_shared_threshold():
     # The corpus holds "b" alerts only; "a" fires on f1 (0.9) and f3 (0.6 blip), both false alarms. Raising "a"
     # to 0.8 would drop one of them and find nothing less, since there is no "a" to find: the ascent would silence
