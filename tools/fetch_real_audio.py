@@ -511,8 +511,8 @@ def rows_already_fetched(out: Path, rows: list[Row]) -> dict[str, float]:
             if r.output in indexed:
                 kept[r.output] = indexed[r.output]
             else:
-                info = sf.info(str(path))
-                kept[r.output] = info.frames / info.samplerate
+                kept[r.output] = duration(path.read_bytes(), f"{path} (role {r.role}: fetch it again with --roles "
+                                                             f"{r.role})")
     return kept
 
 

@@ -193,6 +193,18 @@ def test_fetching_some_roles_again_keeps_the_others_in_the_index_and_sources(wor
     assert len(sources.read_text().splitlines()) == 1 + len(rows(world["commit"]))
 
 
+def test_a_damaged_file_of_a_role_not_fetched_is_one_line_naming_it(world, capsys):
+    manifest = write(world["tmp"] / "m.tsv", rows(world["commit"]))
+    assert run(world, manifest) == 0
+    out = world["tmp"] / "out"
+    (out / "index.tsv").unlink()  # its seconds must then come from the files themselves
+    damaged = out / "train/alerts/siren/fakepkg__siren.wav"
+    damaged.write_bytes(b"not audio")
+    assert run(world, manifest, "--roles", "dev", "--skip-existing") != 0
+    err = capsys.readouterr().err.strip()
+    assert str(damaged) in err and "--roles train" in err and "\n" not in err
+
+
 def test_shipped_manifest_is_well_formed_and_disjoint_by_source():
     table = real.read_manifest(*real.DEFAULT_MANIFESTS)
     assert table and all(r.note for r in table)
