@@ -137,11 +137,13 @@ def _read_scores(path: Path, key: str) -> list[list[ClipPrediction]] | None:
             return None
         scored, c = [], 0
         while f"names{c}" in data:
-            bounds = np.concatenate([[0], np.cumsum(data[f"sizes{c}"])])
-            scored.append([ClipPrediction(str(name), float(duration), *(data[f"{field}{c}"][a:b]
-                                                                       for field in ("scores", "centres", "ends")))
-                           for name, duration, a, b in zip(data[f"names{c}"], data[f"durations{c}"], bounds[:-1],
-                                                           bounds[1:])])
+            # Each data[...] decompresses the whole array again: read each once, then slice it per clip (the
+            # slices share its buffer; reading per clip kept one whole copy alive per clip, tens of GB on dev5).
+            names, durations, sizes = data[f"names{c}"], data[f"durations{c}"], data[f"sizes{c}"]
+            fields = [data[f"{field}{c}"] for field in ("scores", "centres", "ends")]
+            bounds = np.concatenate([[0], np.cumsum(sizes)])
+            scored.append([ClipPrediction(str(name), float(duration), *(array[a:b] for array in fields))
+                           for name, duration, a, b in zip(names, durations, bounds[:-1], bounds[1:])])
             c += 1
     return scored
 

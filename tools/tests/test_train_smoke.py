@@ -510,8 +510,14 @@ def test_retune_reuses_kept_scores_only_for_the_same_weights(trained, tmp_path, 
     assert alertnet_ref.load(tmp_path / "b.safetensors").thresholds == \
         alertnet_ref.load(tmp_path / "a.safetensors").thresholds
     assert f"from {cache}" in capsys.readouterr().out
-    # Other weights: the kept scores are not theirs.
+    # Each kept array is read once and sliced per clip: a clip's slice must not hold a whole copy of its own
+    # (reading per clip held one per clip, 23 GB for a 4,127-file set).
     model, val = alertnet_ref.load(out), [retune.read_corpus(root / "val")]
+    kept = retune.load_scores(cache, retune.scores_key(model, val))[0]
+    assert len(kept) > 1
+    for field in ("scores", "centres", "ends"):
+        assert all(np.shares_memory(getattr(kept[0], field).base, getattr(p, field)) for p in kept), field
+    # Other weights: the kept scores are not theirs.
     name = sorted(model.tensors)[0]
     model.tensors[name] = model.tensors[name] + 1.0
     assert retune.load_scores(cache, retune.scores_key(model, val)) is None
