@@ -4,7 +4,9 @@ A user trusts a detector that is quiet when nothing happens, so the report leads
 the set's alert-free excerpts (and which alert each was taken for); then how many real alerts were found: the
 isolated recordings (found = a detection of the right label overlaps the event, whatever its onset), event F1 on
 the mixtures at alert SNR >= 0 dB (sed_eval, 200 ms onset collar) and by SNR bucket, and the announcement delay
-(when the user was told minus the true onset) over every alert found. The same function scores the student
+(when the user was told minus the true onset) over every alert found. Where the set's files name their sources
+(make_real_set.py's `source_kind` and `pieces`), the false alarms are also counted by kind of audio (speech, music,
+ambient, broadcast) and by source recording, so a rate can be traced to the audio that raised it. The same function scores the student
 (events from `hearalert evaluate --per-file --json`) and the teacher (events from its window scores), so the two
 are compared on one footing.
 """
@@ -18,6 +20,7 @@ from .evaluation import SNR_BUCKETS, announcement_delays, event_f1, false_alarms
 from .tracker import Detection
 
 FOUND_SNR_DB = 0.0  # mixtures at or above this alert SNR make the headline F1 (issue target: >= 0 dB)
+WORST_SOURCES = 10  # source recordings named in the report, most false alarms first
 
 
 def files_of_kind(corpus: Corpus, kind: str) -> list[str]:
@@ -38,6 +41,40 @@ def _found(corpus: Corpus, detections: dict[str, list[Detection]], names: list[s
             "per_label": {label: [hit[label], total[label]] for label in labels if total[label]}}
 
 
+def _source_at(extras: dict, seconds: float) -> str | None:
+    """The source recording playing at `seconds` of an alert-free excerpt: its last piece starting at or before
+    then (pieces follow one another, make_real_set.py), or None when the file does not say."""
+    pieces = [p for p in extras.get("pieces") or [] if p.get("at_s", 0.0) <= seconds]
+    return max(pieces, key=lambda p: p.get("at_s", 0.0))["source"] if pieces else None
+
+
+def false_alarms_by_source(corpus: Corpus, detections: dict[str, list[Detection]], free: list[str],
+                           labels: list[str]) -> dict:
+    """False alarms by kind of alert-free audio (hours, count, per hour) and the source recordings that raised
+    the most (count and what they were taken for); {} for a set whose files do not name their sources."""
+    kinds: dict[str, dict] = {}
+    sources: dict[str, dict[str, int]] = {}
+    durations = {f.filename: f.duration for f in corpus.files}
+    for name in free:
+        extras = corpus.file_extras(name)
+        kind = extras.get("source_kind")
+        if kind is None:
+            return {}
+        entry = kinds.setdefault(kind, {"hours": 0.0, "count": 0})
+        entry["hours"] += durations[name] / 3600.0
+        for d in detections.get(name, []):
+            entry["count"] += 1
+            source = _source_at(extras, d.onset) or name
+            sources.setdefault(source, dict.fromkeys(labels, 0))[d.label] += 1
+    by_kind = {kind: {"hours": round(v["hours"], 3), "count": v["count"],
+                      "per_hour": round(v["count"] / v["hours"], 2) if v["hours"] else None}
+               for kind, v in sorted(kinds.items())}
+    worst = sorted(sources.items(), key=lambda item: (-sum(item[1].values()), item[0]))[:WORST_SOURCES]
+    return {"by_kind": by_kind,
+            "worst_sources": [{"source": source, "count": sum(counts.values()),
+                               "by_label": {k: v for k, v in counts.items() if v}} for source, counts in worst]}
+
+
 def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: list[str]) -> dict:
     """False alarms, alerts found, F1 at >= 0 dB, by SNR bucket and announcement delay of one detector on a set."""
     free = files_of_kind(corpus, "free") or [f.filename for f in corpus.files if not corpus.events_of(f.filename)]
@@ -47,7 +84,8 @@ def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: 
     snr = {name: corpus.file_extras(name).get("alert_snr_db") for name in mixtures}
     loud = [name for name in mixtures if snr[name] is not None and snr[name] >= FOUND_SNR_DB]
     report = {"false_alarms": {"per_hour": round(rate, 2), "count": count, "hours": round(hours, 3),
-                               "by_label": by_label},
+                               "by_label": by_label,
+                               **false_alarms_by_source(corpus, detections, free, labels)},
               "isolated": _found(corpus, detections, files_of_kind(corpus, "isolated"), labels),
               "mixtures_found": _found(corpus, detections, mixtures, labels)}
     if loud:
@@ -76,6 +114,11 @@ def format_real_report(name: str, report: dict, labels: list[str]) -> str:
     lines = [f"== {name}",
              f"false alarms on {fa['hours']} h of real alert-free audio: {fa['count']} = {fa['per_hour']} per hour "
              f"(taken for: {', '.join(f'{k} {v}' for k, v in fa['by_label'].items() if v) or 'none'})",
+             *([f"  by kind of audio: " + ", ".join(f"{k} {v['count']} in {v['hours']} h ({v['per_hour']}/h)"
+                                                  for k, v in fa["by_kind"].items())] if fa.get("by_kind") else []),
+             *([f"  most from: " + "; ".join(
+                 f"{w['source'].rsplit('/', 1)[-1]} {w['count']} ({', '.join(f'{k} {v}' for k, v in w['by_label'].items())})"
+                 for w in fa["worst_sources"])] if fa.get("worst_sources") else []),
              f"isolated real alerts found: {iso['found']} of {iso['events']} ({iso['share']})",
              f"mixture alerts found (overlap): {mix['found']} of {mix['events']} ({mix['share']})"]
     f1 = report.get("f1_at_0db_and_above")

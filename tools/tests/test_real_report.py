@@ -49,3 +49,31 @@ def test_counts_false_alarms_found_alerts_f1_and_delay() -> None:
     assert r["f1_by_alert_snr_db"]["-5..0"] == {"files": 1, "macro_f1": 0.0}
     # delays over every alert found: 0.3 (mix_0), 0.6 (mix_1), 0.4 (iso_0)
     assert r["announcement_delay"]["median_s"] == pytest.approx(0.4) and r["announcement_delay"]["count"] == 3
+
+
+def test_false_alarms_are_traced_to_their_kind_of_audio_and_source_recording() -> None:
+    # Two alert-free excerpts: one of speech (two recordings back to back, the second from 600 s), one of music.
+    files = [AudioFile("free_0.wav", 1800.0), AudioFile("free_1.wav", 900.0)]
+    extras = {"free_0.wav": {"kind": "free", "source_kind": "speech",
+                             "pieces": [{"source": "alert_free/speech/a__one.wav", "offset_s": 0.0, "at_s": 0.0},
+                                        {"source": "alert_free/speech/b__two.wav", "offset_s": 0.0, "at_s": 600.0}]},
+              "free_1.wav": {"kind": "free", "source_kind": "music",
+                             "pieces": [{"source": "alert_free/music/c__three.wav", "offset_s": 30.0, "at_s": 0.0}]}}
+    corpus = Corpus(Path("/nowhere"), {"labels": list(LABELS), "files": extras}, files, [])
+    detections = {"free_0.wav": [Detection("siren", 100, 101, 100.3),       # a__one
+                                 Detection("phone_ring", 700, 702, 700.4),  # b__two
+                                 Detection("phone_ring", 1500, 1502, 1500.4)],
+                  "free_1.wav": [Detection("car_horn", 10, 11, 10.2)]}
+    fa = real_report(corpus, detections, list(LABELS))["false_alarms"]
+    # speech: 3 in 0.5 h = 6/h; music: 1 in 0.25 h = 4/h
+    assert fa["by_kind"] == {"music": {"hours": 0.25, "count": 1, "per_hour": 4.0},
+                             "speech": {"hours": 0.5, "count": 3, "per_hour": 6.0}}
+    assert fa["worst_sources"] == [
+        {"source": "alert_free/speech/b__two.wav", "count": 2, "by_label": {"phone_ring": 2}},
+        {"source": "alert_free/music/c__three.wav", "count": 1, "by_label": {"car_horn": 1}},
+        {"source": "alert_free/speech/a__one.wav", "count": 1, "by_label": {"siren": 1}}]
+
+
+def test_a_set_without_sources_reports_no_breakdown() -> None:
+    r = real_report(_corpus(), {"free_0.wav": [Detection("siren", 10, 12, 10.5)]}, list(LABELS))
+    assert "by_kind" not in r["false_alarms"] and "worst_sources" not in r["false_alarms"]
