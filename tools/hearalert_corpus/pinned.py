@@ -31,9 +31,11 @@ class FetchError(Exception):
 
 
 def last_line(text: str) -> str:
-    """The last non-blank line of a tool's stderr: its error, for a one-line message."""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "no message"
+    """A tool's error from its stderr, for a one-line message: its last `fatal:` or `error:` line (git ends a
+    failed clone with advice, "...and the repository exists."), else its last non-blank line."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.lower().startswith(("fatal:", "error:", "e:"))]
+    return (errors or lines or ["no message"])[-1]
 
 
 # --- Debian packages ---------------------------------------------------------------------------------------------

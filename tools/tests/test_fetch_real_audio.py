@@ -346,3 +346,18 @@ def test_a_member_of_a_game_data_pack_is_read_like_a_zip_member(world, pack):
     written = list((world["tmp"] / "out/dev/alert_free/ambient").glob("*.wav"))
     assert len(written) == 1 and "rain" in written[0].name
     assert sf.info(str(written[0])).frames == int(1.25 * 16000)
+
+
+def test_a_failed_clone_names_gits_error_not_its_advice(tmp_path, monkeypatch):
+    from hearalert_corpus import pinned
+
+    # What git prints when a remote cannot be read: the error first, then two lines of advice.
+    advice = ("fatal: Could not read from remote repository.\n\nPlease make sure you have the correct access "
+              "rights\nand the repository exists.\n")
+    assert pinned.last_line(advice) == "fatal: Could not read from remote repository."
+    assert pinned.last_line("warning: x\nsomething went wrong\n") == "something went wrong"
+    monkeypatch.setattr(pinned, "GIT_URL", str(tmp_path / "nowhere" / "{repo}"))
+    with pytest.raises(pinned.FetchError) as failed:
+        pinned.find_repository("owner/name", "0" * 40, None, tmp_path / "cache", offline=False)
+    message = str(failed.value)
+    assert message.startswith("git clone of owner/name failed: fatal: ") and "\n" not in message
