@@ -31,6 +31,8 @@ and, for mixtures, `alert_snr_db`. Roles come from the tree, so a set made from
 Examples:
   .venv/bin/python tools/make_real_set.py --real corpora/real --role dev --out corpora/real-dev --seed 11
   .venv/bin/python tools/make_real_set.py --real corpora/real --role test --out corpora/real-test --seed 12
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role test --out corpora/real-test-fresh --seed 14 \
+      --free-sources naev-data,LCAV/pyroomacoustics     # only the alert-free audio of sources added since
   .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train --seed 13 \\
       --mixtures-per-alert 40 --max-free-seconds 600 --alert-components
   .venv/bin/python tools/make_real_set.py --real corpora/real --role train --kinds effects \\
@@ -53,8 +55,8 @@ import soundfile as sf
 from cli_types import number_in
 from corpus_format import UNLABELLED_KEY
 from hearalert_corpus import LABELS, SAMPLE_RATE
-from hearalert_corpus.real_sets import (RealSetError, free_excerpts, isolated, list_role, list_unlabelled,
-                                        mixture, parse_snr_range)
+from hearalert_corpus.real_sets import (RealSetError, Recording, free_excerpts, isolated, list_role,
+                                        list_unlabelled, mixture, parse_snr_range)
 from hearalert_corpus.sources import load_audio
 from hearalert_corpus.writer import format_summary, summarise, write_tables
 
@@ -83,6 +85,28 @@ def _kinds(text: str) -> tuple[str, ...]:
     return kinds
 
 
+def _sources(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(v.strip() for v in text.split(",") if v.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected source names separated by commas, got {text!r}")
+    return names
+
+
+def of_source(recording: Recording, source: str) -> bool:
+    """Whether a fetched recording came from `source`: fetch_real_audio.py names its file SOURCE__PATH, with
+    OWNER/NAME written OWNER+NAME."""
+    return recording.path.name.startswith(source.replace("/", "+") + "__")
+
+
+def only_sources(recordings: list[Recording], sources: tuple[str, ...], role: str) -> list[Recording]:
+    """The recordings of `sources`; a named source without alert-free audio in the role is an error."""
+    kept = [r for r in recordings if any(of_source(r, s) for s in sources)]
+    missing = [s for s in sources if not any(of_source(r, s) for r in kept)]
+    if missing:
+        raise RealSetError(f"--free-sources: no alert-free recording of {', '.join(missing)} in role '{role}'")
+    return kept
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--real", required=True, type=Path, help="the real-audio tree (tools/fetch_real_audio.py --out)")
@@ -103,6 +127,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "effects alone, with --role train: the unlabelled sound effects, a distillation-only set")
     p.add_argument("--alert-components", action="store_true",
                    help="also write alerts/NAME.wav, the alert alone, for every file (for training sets)")
+    p.add_argument("--free-sources", type=_sources, metavar="SOURCE,...",
+                   help="draw the alert-free excerpts and the mixtures' backgrounds only from these sources (the "
+                        "`source` column of tools/real_audio.tsv: a package, or OWNER/NAME of a git source); the "
+                        "alerts still come from the whole role. For a fresh reading of a role whose other audio has "
+                        "been scored before: name the sources added since")
     p.add_argument("--force", action="store_true", help="replace an existing --out folder")
     args = p.parse_args(argv)
     if args.mixtures_per_alert < 0:
@@ -175,6 +204,8 @@ def make(args: argparse.Namespace) -> dict:
     if EFFECTS in args.kinds:
         return make_unlabelled(args)
     free_recordings, alert_recordings = list_role(args.real / args.role)
+    if args.free_sources:
+        free_recordings = only_sources(free_recordings, args.free_sources, args.role)
     _replace_out(args)
     t0 = time.time()
     free = _read_all(free_recordings, "alert-free", t0)
@@ -211,8 +242,10 @@ def make(args: argparse.Namespace) -> dict:
             clip, info = isolated(alert, free, rng)
             add(f"iso_{len(rows):05d}.wav", clip.mixture, clip.alerts,
                 dict(info, kind="isolated", source=recording.relative), recording.kind)
-    write_tables(args.out, rows, _meta(args, {"alert_free_recordings": len(free_recordings),
-                                              "alert_recordings": len(alert_recordings)}))
+    sources = {"alert_free_recordings": len(free_recordings), "alert_recordings": len(alert_recordings)}
+    if args.free_sources:
+        sources["alert_free_sources"] = list(args.free_sources)
+    write_tables(args.out, rows, _meta(args, sources))
     summary = summarise(rows)
     print(format_summary(summary, args.out))
     print(f"from {len(free_recordings)} alert-free and {len(alert_recordings)} alert recordings of role "

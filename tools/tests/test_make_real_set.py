@@ -222,3 +222,34 @@ def test_effects_without_unlabelled_recordings_is_one_line(real_tree: Path, tmp_
     assert _train(real_tree, tmp_path / "x", "--kinds", "effects") == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unlabelled: no such folder" in err and not (tmp_path / "x").exists()
+
+
+def test_free_sources_draw_alert_free_audio_and_backgrounds_from_the_named_sources_only(tmp_path: Path,
+                                                                                       capsys) -> None:
+    rng = np.random.default_rng(1)
+    root = tmp_path / "real"
+    _write(root / "test/alert_free/speech/old-pkg__talk.wav", 0.1 * rng.standard_normal(20 * SR))
+    _write(root / "test/alert_free/music/Some+Repo__song.wav", 0.1 * rng.standard_normal(20 * SR))
+    _write(root / "test/alert_free/music/new-pkg__tune.wav", 0.1 * rng.standard_normal(15 * SR))
+    _write(root / "test/alerts/smoke_alarm/old-pkg__t3.wav", _beeps(0.5, 0.5, 3))
+    out = tmp_path / "set"
+    args = ["--real", str(root), "--role", "test", "--out", str(out), "--seed", "3", "--mixtures-per-alert", "3"]
+    assert make_real_set.main([*args, "--free-sources", "new-pkg,Some/Repo"]) == 0
+    corpus = read_corpus(out)
+    used = set()
+    for f in corpus.files:
+        extras = corpus.file_extras(f.filename)
+        used |= {p["source"] for p in extras.get("pieces", [])}
+        if extras.get("background"):
+            used.add(extras["background"])
+    assert used == {"alert_free/music/Some+Repo__song.wav", "alert_free/music/new-pkg__tune.wav"}
+    # The alerts still come from the whole role: one mixture per draw and the isolated recording.
+    kinds = [corpus.file_extras(f.filename)["kind"] for f in corpus.files]
+    assert kinds.count("mixture") == 3 and kinds.count("isolated") == 1
+    assert json.loads((out / "corpus.json").read_text())["real_sources"]["alert_free_sources"] == ["new-pkg",
+                                                                                                 "Some/Repo"]
+    # A source the role has no alert-free audio of is one line, and nothing is written.
+    assert make_real_set.main([*args, "--out", str(tmp_path / "none"), "--free-sources", "new-pkg,gone"]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == \
+        "error: --free-sources: no alert-free recording of gone in role 'test'"
+    assert not (tmp_path / "none").exists()
