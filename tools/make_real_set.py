@@ -31,7 +31,7 @@ and, for mixtures, `alert_snr_db`. Roles come from the tree, so a set made from
 Examples:
   .venv/bin/python tools/make_real_set.py --real corpora/real --role dev --out corpora/real-dev --seed 11
   .venv/bin/python tools/make_real_set.py --real corpora/real --role test --out corpora/real-test --seed 12
-  .venv/bin/python tools/make_real_set.py --real corpora/real --role test --out corpora/real-test-fresh --seed 14 \
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role test --out corpora/real-test-fresh --seed 14 \\
       --free-sources naev-data,LCAV/pyroomacoustics     # only the alert-free audio of sources added since
   .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train --seed 13 \\
       --mixtures-per-alert 40 --max-free-seconds 600 --alert-components

@@ -17,8 +17,9 @@ The tuner spends whatever budget it is given, and a rate measured on a few hours
 in 11 h: 1.8/h, yet anything from 1.1 to 2.8/h is consistent with it), so --fa-target T sets the budget with a
 margin instead: the largest rate whose one-sided 95 % Poisson upper limit on the alert-free hours at hand stays
 at or under T. --raise-only keeps per-label thresholds at or above the shared one: a dozen development alerts of a
-label cannot show that a lower threshold is safe on audio the set lacks. With --scores-cache the network's scores are kept in a file and reused by the next retune of the
-same weights on the same corpora, which then only chooses (another budget, another rule) instead of scoring again.
+label cannot show that a lower threshold is safe on audio the set lacks. With --scores-cache the network's scores
+are kept in a file and reused by the next retune of the same weights on the same corpora, which then only chooses
+(another budget, another rule) instead of scoring again.
 
 Examples:
   .venv/bin/python tools/retune.py --model models/default.safetensors --val corpora/real-dev \\

@@ -6,9 +6,9 @@ isolated recordings (found = a detection of the right label overlaps the event, 
 the mixtures at alert SNR >= 0 dB (sed_eval, 200 ms onset collar) and by SNR bucket, and the announcement delay
 (when the user was told minus the true onset) over every alert found. Where the set's files name their sources
 (make_real_set.py's `source_kind` and `pieces`), the false alarms are also counted by kind of audio (speech, music,
-ambient, broadcast) and by source recording, so a rate can be traced to the audio that raised it. The same function scores the student
-(events from `hearalert evaluate --per-file --json`) and the teacher (events from its window scores), so the two
-are compared on one footing.
+ambient, broadcast) and by source recording, so a rate can be traced to the audio that raised it. The same
+function scores the student (events from `hearalert evaluate --per-file --json`) and the teacher (events from its
+window scores), so the two are compared on one footing.
 """
 
 from __future__ import annotations
@@ -114,11 +114,11 @@ def format_real_report(name: str, report: dict, labels: list[str]) -> str:
     lines = [f"== {name}",
              f"false alarms on {fa['hours']} h of real alert-free audio: {fa['count']} = {fa['per_hour']} per hour "
              f"(taken for: {', '.join(f'{k} {v}' for k, v in fa['by_label'].items() if v) or 'none'})",
-             *([f"  by kind of audio: " + ", ".join(f"{k} {v['count']} in {v['hours']} h ({v['per_hour']}/h)"
-                                                  for k, v in fa["by_kind"].items())] if fa.get("by_kind") else []),
-             *([f"  most from: " + "; ".join(
-                 f"{w['source'].rsplit('/', 1)[-1]} {w['count']} ({', '.join(f'{k} {v}' for k, v in w['by_label'].items())})"
-                 for w in fa["worst_sources"])] if fa.get("worst_sources") else []),
+             *(["  by kind of audio: " + ", ".join(f"{k} {v['count']} in {v['hours']} h ({v['per_hour']}/h)"
+                                                 for k, v in fa["by_kind"].items())] if fa.get("by_kind") else []),
+             *(["  most from: " + "; ".join(f"{w['source'].rsplit('/', 1)[-1]} {w['count']} ("
+                                           + ", ".join(f"{k} {v}" for k, v in w["by_label"].items()) + ")"
+                                           for w in fa["worst_sources"])] if fa.get("worst_sources") else []),
              f"isolated real alerts found: {iso['found']} of {iso['events']} ({iso['share']})",
              f"mixture alerts found (overlap): {mix['found']} of {mix['events']} ({mix['share']})"]
     f1 = report.get("f1_at_0db_and_above")
