@@ -243,7 +243,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="start from this weight file's network and feature normalisation instead of random weights "
                         "(fine-tuning; same --frames and --channels; hearalert_train/warm_start.py). Pair it with a "
                         "lower --lr, e.g. 5e-4")
-    p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings")
+    p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings, with --onset-lag as the "
+                        "stamp lag (for a file whose thresholds retune.py chooses afterwards)")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
     args = p.parse_args(argv)
     if args.fit_sample < 0:
@@ -391,7 +392,9 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     val_preds = last_scored[1] if last_scored[0] == best[2] else predict(model, val_corpus, spec, geometry)
     fa_audio = (fa_corpus, predict(model, fa_corpus, spec, geometry)) if fa_corpus else None
     if args.no_tune:
-        thresholds, settings = [0.5] * len(LABELS), TrackerSettings()
+        # The stamp lag early stopping used stays in the file: retune.py, which makes the choice later, tries lags
+        # around the file's own.
+        thresholds, settings = [0.5] * len(LABELS), TrackerSettings(onset_lag=args.onset_lag)
     else:
         thresholds, settings, tuned = choose_settings(
             val_corpus, val_preds, LABELS, onset_lag=args.onset_lag, rise_ratios=args.rise_ratios,

@@ -10,7 +10,8 @@
 #    to distil the YAMNet teacher on; a development set and a test set, disjoint by source
 # 4. training (train.py), in two stages: a first network from random weights, then that network fine-tuned
 #    (--init) with the YAMNet teacher's scores on unlabelled real sound effects added to the distillation audio;
-#    checkpoints chosen on the real development set
+#    checkpoints chosen on the real development set; neither stage tunes thresholds (--no-tune) or reads the test
+#    set, since step 5 makes the one choice of thresholds and step 6 the one test reading
 # 5. thresholds and tracker (retune.py) chosen on the real development set: at most 2 false alarms per hour on its
 #    real alert-free audio kept with 95 % confidence (--fa-target), then per label where the set has the label,
 #    only upward (--raise-only)
@@ -49,10 +50,10 @@ real_set real-train-fx train 13 --kinds effects
 real_set real-dev dev 11
 real_set real-test test 12
 step "training"
-common=(--train "$WORK/synth/train" --train "$WORK/real-train-alerts" --val "$WORK/real-dev" --test "$WORK/real-test"
+common=(--train "$WORK/synth/train" --train "$WORK/real-train-alerts" --val "$WORK/real-dev"
         --cache "$WORK/cache/features" --seed "$SEED" --threads "$THREADS" --frames 96 --start-padding 90
         --region 0.2 --onset-lag 0.2 --channels 24,48,96,192 --hard-negatives 0.15 --patience 3 --minutes 120
-        --select-fa-weight 0.002 --fa-budget 2)
+        --select-fa-weight 0.002 --no-tune)
 [ -f "$WORK/stage1.safetensors" ] || $PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" \
     --out "$WORK/stage1.safetensors" --report "$WORK/stage1.json" --steps 8000 --eval-every 2000
 [ -f "$WORK/stage2.safetensors" ] || $PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" \

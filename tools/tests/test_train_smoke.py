@@ -592,6 +592,18 @@ def test_fine_tuning_starts_from_the_file_and_keeps_its_normalisation(trained, t
     assert np.abs(alertnet_ref.forward(after, window) - alertnet_ref.forward(before, window)).max() < 0.05
 
 
+def test_an_untuned_file_keeps_the_onset_lag_it_was_early_stopped_with(trained, tmp_path):
+    # retune.py tunes lags around the file's own, so --no-tune must not drop the one training stamped with.
+    root, out, _, _, _ = trained
+    untuned = tmp_path / "untuned.safetensors"
+    train.train(train.parse_args(["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(untuned),
+                                  "--init", str(out), "--steps", "1", "--eval-every", "1", "--batch", "8",
+                                  "--onset-lag", "0.2", "--no-tune"]))
+    model = alertnet_ref.load(untuned)
+    assert model.thresholds == [0.5] * len(train.LABELS)
+    assert json.loads(model.metadata["tracker"])["onset_lag"] == 0.2
+
+
 def test_fine_tuning_refuses_a_file_of_another_window_before_any_work(trained, tmp_path):
     root, out, _, _, _ = trained
     with pytest.raises(SystemExit) as stop:
