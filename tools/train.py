@@ -140,6 +140,11 @@ def _init_source(args: argparse.Namespace, raw_spec: dict) -> alertnet_ref.Model
     return source
 
 
+def is_real(corpus: Corpus) -> bool:
+    """A set of real recordings (make_real_set.py writes how many it drew on), not a synthetic corpus."""
+    return "real_sources" in corpus.meta
+
+
 def first_clips(corpus: Corpus, count: int) -> Corpus:
     """The first `count` files of `corpus` (all of them if it holds fewer) with their events. The generator draws
     every file independently from its seed, split and index, so the first files are a fair sample."""
@@ -200,6 +205,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--hard-negatives", type=number_in(0.0, 1.0, high_open=True), default=0.0,
                    help="share of training windows taken from backgrounds holding a hard negative (music, whistling, "
                         "chirps, clicks, TV speech; corpus extras 'negative'), alert left out (default 0)")
+    p.add_argument("--real-positive-fraction", type=number_in(0.0, 1.0), default=0.0,
+                   help="share of a label's positive windows drawn from the real recordings' events (--train sets "
+                        "made by make_real_set.py), where the training corpora hold any of that label: a few dozen "
+                        "real alerts beside thousands of synthetic ones are otherwise a few per cent of them "
+                        "(default 0: every event alike)")
     p.add_argument("--onset-weight", type=number_in(0.0), default=0.0,
                    help="extra loss weight on a label in windows ending in the first 0.5 s of one of its events "
                         "(weight 1 + W there): teaches the network to be sure sooner, so a higher threshold "
@@ -218,6 +228,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--hard-distill-fraction", type=number_in(0.0, 1.0), default=0.3,
                    help="share of those drawn from mined hard negatives: windows the student fired on (>= 0.5) "
                         "and the teacher did not (< 0.2), re-mined at every validation run (default 0.3)")
+    p.add_argument("--teacher-positive-fraction", type=number_in(0.0, 1.0), default=0.0,
+                   help="share of the other distillation windows drawn from those where the teacher scores a label "
+                        ">= 0.5: the few alert-like moments of unlabelled real sound, seen more often than their "
+                        "share of it (default 0: windows drawn alike)")
     p.add_argument("--select-fa-weight", type=number_in(0.0), default=0.0,
                    help="early stopping: macro F1 given up per false alarm per hour on validation's alert-free "
                         "files at threshold 0.5 (default 0: F1 alone). With a real development set as --val, "
@@ -296,8 +310,12 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
 
     raw_spec = model_spec()
     source = _init_source(args, raw_spec) if args.init else None  # checked before the features are computed
-    clips = [clip for corpus in train_corpora
-             for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
+    by_corpus = [load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)
+                 for corpus in train_corpora]
+    clips = [clip for corpus_clips in by_corpus for clip in corpus_clips]
+    starts = np.cumsum([0] + [len(corpus_clips) for corpus_clips in by_corpus])
+    real_clips = frozenset(i for corpus, start, corpus_clips in zip(train_corpora, starts, by_corpus)
+                           if is_real(corpus) for i in range(start, start + len(corpus_clips)))
     distill_corpora = [read_corpus(path) for path in args.distill]
     distill_clips = [clip for corpus in distill_corpora
                      for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
@@ -309,17 +327,20 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
     geometry = Geometry.of(spec, args.frames, args.step, args.start_padding)
     sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng,
-                            hard_negative_fraction=args.hard_negatives)
+                            hard_negative_fraction=args.hard_negatives, real_clips=real_clips,
+                            real_positive_fraction=args.real_positive_fraction)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
     distill = None
     if distill_corpora:
         scores = [teacher_scores(corpus, args.cache) for corpus in distill_corpora]
         distill = DistillSampler(distill_clips, [by_name[f.filename] for by_name, corpus in zip(scores, distill_corpora)
                                                  for f in corpus.files],
-                                 geometry, spec, rng, hard_fraction=args.hard_distill_fraction)
+                                 geometry, spec, rng, hard_fraction=args.hard_distill_fraction,
+                                 positive_fraction=args.teacher_positive_fraction)
         hours = sum(f.duration for corpus in distill_corpora for f in corpus.files) / 3600
-        print(f"distillation audio: {len(distill_clips)} clips, {hours:.2f} h, teacher scores ready "
-              f"({time.time() - t0:.0f} s)", flush=True)
+        print(f"distillation audio: {len(distill_clips)} clips, {hours:.2f} h, {len(distill.positives)} windows the "
+              f"teacher scores >= {distill.fire} for a label; teacher scores ready ({time.time() - t0:.0f} s)",
+              flush=True)
 
     model = build_model(args.frames, spec["n_mels"], len(LABELS), args.channels)
     if source:

@@ -182,7 +182,8 @@ class WindowSampler:
     def __init__(self, clips: list[ClipFeatures], geometry: Geometry, spec: dict, n_labels: int, region: float,
                  rng: np.random.Generator, positive_fraction: float = 0.6, exact_fraction: float = 0.35,
                  mix_fraction: float = 0.25, background_fraction: float = 0.2,
-                 snr_range: tuple[float, float] = (-12.0, 15.0), hard_negative_fraction: float = 0.0):
+                 snr_range: tuple[float, float] = (-12.0, 15.0), hard_negative_fraction: float = 0.0,
+                 real_clips: frozenset[int] = frozenset(), real_positive_fraction: float = 0.0):
         self.clips, self.geometry, self.n_labels, self.region, self.rng = clips, geometry, n_labels, region, rng
         # Windows of a background holding a hard negative (music, whistling, chirps, clicks, TV speech), with the
         # clip's alert left out: the sounds most false alarms come from, seen more often than the corpus mixes them.
@@ -200,6 +201,10 @@ class WindowSampler:
             for onset, offset, k in clip.events:
                 self.by_label[k].append((i, onset, offset))
         self.present = [k for k in range(n_labels) if self.by_label[k]]
+        # Events of real recordings (clips whose index is in `real_clips`), by label: a few dozen real alerts
+        # beside thousands of synthetic ones would otherwise be a few per cent of the positive windows.
+        self.real_by_label = [[event for event in events if event[0] in real_clips] for events in self.by_label]
+        self.real_positive_fraction = real_positive_fraction
 
     def _power(self, feature: np.ndarray, gain_db: float = 0.0) -> np.ndarray:
         """Mel power from log features (the spec's log base and multiplier), scaled by `gain_db`."""
@@ -215,7 +220,10 @@ class WindowSampler:
 
     def _positive(self, label: int) -> tuple[int, int]:
         rng = self.rng
-        i, onset, offset = self.by_label[label][int(rng.integers(len(self.by_label[label])))]
+        events = self.by_label[label]
+        if self.real_positive_fraction and self.real_by_label[label] and rng.random() < self.real_positive_fraction:
+            events = self.real_by_label[label]
+        i, onset, offset = events[int(rng.integers(len(events)))]
         if rng.random() < 0.5:  # around the onset, where latency and onset accuracy are decided
             end = rng.uniform(onset - 0.2, onset + 0.8)
         else:

@@ -8,6 +8,10 @@ interpolated between the teacher windows ending on either side of t (a teacher w
 On alert-free audio the teacher mostly says "nothing", which is what teaches the student to be quiet on real
 rooms and streets.
 
+Teacher positives: the windows where the teacher says a label is there (>= `fire`) are rare in such audio (a
+few hundred in an hour of sound effects), so a share of distillation windows (`positive_fraction`) may be drawn
+from them alone: the teacher's knowledge of what real alerts sound like, seen as often as its "nothing".
+
 Hard negatives: now and then the student scores a random sample of these windows; those where it fires
 (>= `fire`) and the teacher does not (< `quiet`) make a pool that a share of later distillation windows is drawn
 from, so the student sees more of its own false alarms.
@@ -81,9 +85,11 @@ class DistillSampler:
     negatives (the student fires, the teacher does not)."""
 
     def __init__(self, clips: list[ClipFeatures], scores: list[np.ndarray], geometry: Geometry, spec: dict,
-                 rng: np.random.Generator, hard_fraction: float = 0.3, fire: float = 0.5, quiet: float = 0.2):
+                 rng: np.random.Generator, hard_fraction: float = 0.3, fire: float = 0.5, quiet: float = 0.2,
+                 positive_fraction: float = 0.0):
         self.clips, self.geometry, self.rng = clips, geometry, rng
         self.hard_fraction, self.fire, self.quiet = hard_fraction, fire, quiet
+        self.positive_fraction = positive_fraction
         norm = spec["normalization"]
         self.mean = np.asarray(norm["mean"], dtype=np.float32)
         self.std = np.asarray(norm["std"], dtype=np.float32)
@@ -100,6 +106,9 @@ class DistillSampler:
         if not self.usable:
             raise ValueError("no distillation clip is as long as one window")
         self.hard: list[tuple[int, int]] = []
+        # (clip, first frame) of every window whose teacher target reaches `fire` for some label
+        self.positives = [(i, int(first) - geometry.start_padding) for i in self.usable
+                          for first in np.flatnonzero(self.targets[i].max(axis=1) >= fire)]
 
     def _window(self, i: int, first: int, level_db: float) -> np.ndarray:
         """Normalised features of a window, `level_db` louder: a power gain is an exact shift of log features."""
@@ -121,6 +130,8 @@ class DistillSampler:
         for _ in range(size):
             if self.hard and self.rng.random() < self.hard_fraction:
                 i, first = self.hard[int(self.rng.integers(len(self.hard)))]
+            elif self.positive_fraction and self.positives and self.rng.random() < self.positive_fraction:
+                i, first = self.positives[int(self.rng.integers(len(self.positives)))]
             else:
                 i, first = self._random()
             xs.append(self._window(i, first, float(self.rng.uniform(*LEVEL_CHANGE_DB))))

@@ -73,6 +73,23 @@ def test_mining_keeps_windows_the_student_fires_on_and_the_teacher_does_not() ->
     assert all(int(round(w[0, 0] / 1000)) in set(firsts) for w in windows)
 
 
+def test_teacher_positive_windows_are_drawn_at_their_share() -> None:
+    clip = _clip(600)
+    teacher = np.zeros((20, 6), dtype=np.float32)
+    teacher[15, 2] = 0.9  # one teacher window hears a smoke alarm
+    ends = np.arange(20) * 0.48 + 0.975
+    sampler = DistillSampler([clip], [teacher], GEOMETRY, SPEC, np.random.default_rng(4), positive_fraction=0.5)
+    assert sampler.positives  # the student windows ending near that teacher window
+    for _, first in sampler.positives:
+        end = (first * GEOMETRY.hop + GEOMETRY.window_samples) / GEOMETRY.sample_rate
+        assert np.interp(end, ends, teacher[:, 2]) >= 0.5
+    _, targets = sampler.batch(400)
+    # Half the windows from the pool (target >= 0.5), the other half drawn alike, of which few reach 0.5.
+    assert 0.45 < (targets[:, 2] >= 0.5).mean() < 0.6
+    _, plain = DistillSampler([clip], [teacher], GEOMETRY, SPEC, np.random.default_rng(4)).batch(400)
+    assert (plain[:, 2] >= 0.5).mean() < 0.1
+
+
 def test_a_few_distillation_steps_on_tiny_audio(tmp_path: Path) -> None:
     make_tiny_corpora(tmp_path, train_files=4, workers=1)
     out = tmp_path / "model.safetensors"

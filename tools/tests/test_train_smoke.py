@@ -222,6 +222,37 @@ def test_hard_negative_windows_come_from_negative_backgrounds_without_their_aler
     assert plain.hard_negative_fraction == 0.0
 
 
+def test_real_positive_windows_are_drawn_at_their_share():
+    from hearalert_train.data import ClipFeatures, WindowSampler
+
+    g = Geometry(frames=8, step=2, hop=256, n_fft=512, sample_rate=16000, start_padding=0)
+    spec = {"normalization": {"mean": [0.0] * 16, "std": [1.0] * 16}, "log_base": 10.0, "log_multiplier": 10.0,
+            "log_floor": 1e-10}
+    x = np.zeros((400, 16), np.float32)
+    # Nine synthetic clips and one real one, each with one event of label 0 at its own time.
+    clips = [ClipFeatures(f"{i}.wav", x, x, None, [(0.5 * i, 0.5 * i + 0.5, 0)], None) for i in range(10)]
+    real = frozenset({9})
+
+    def share_of_real(sampler: WindowSampler) -> float:
+        picks = [sampler._positive(0)[0] for _ in range(2000)]
+        return float(np.mean([i in real for i in picks]))
+
+    rng = np.random.default_rng(5)
+    assert 0.55 < share_of_real(WindowSampler(clips, g, spec, 1, 0.2, rng, real_clips=real,
+                                              real_positive_fraction=0.5)) < 0.6  # 0.5 + 0.5 * 1/10
+    assert 0.07 < share_of_real(WindowSampler(clips, g, spec, 1, 0.2, rng, real_clips=real)) < 0.13
+
+
+def test_sets_of_real_recordings_are_told_from_synthetic_corpora():
+    from corpus_format import Corpus
+
+    import make_real_set
+
+    written = make_real_set._meta(SimpleNamespace(seed=1, role="train", real=Path("real")), {"alert_recordings": 2})
+    assert train.is_real(Corpus(Path("r"), written, [], []))
+    assert not train.is_real(Corpus(Path("s"), {"generator": "tools/make_corpus.py"}, [], []))
+
+
 def test_targets_are_coverage_of_the_window_end():
     events = [(1.0, 3.0, 0), (2.0, 2.1, 1)]
     assert list(window_targets(events, 0.9, 2, 0.5)) == [0.0, 0.0]
