@@ -9,7 +9,8 @@
 # 3. real sets (make_real_set.py): labelled real alerts in real backgrounds for training; alert-free real audio
 #    to distil the YAMNet teacher on; a development set and a test set, disjoint by source
 # 4. training (train.py), in two stages: a first network from random weights, then that network fine-tuned
-#    (--init) with the YAMNet teacher's scores on unlabelled real sound effects added to the distillation audio;
+#    (--init) with the YAMNet teacher's scores on unlabelled real sound effects added to the distillation audio
+#    and half of each label's positive windows drawn from the real train alerts (--real-positive-fraction 0.5);
 #    checkpoints chosen on the real development set; neither stage tunes thresholds (--no-tune) or reads the test
 #    set, since step 5 makes the one choice of thresholds and step 6 the one test reading
 # 5. thresholds and tracker (retune.py) chosen on the real development set: at most 2 false alarms per hour on its
@@ -57,8 +58,8 @@ common=(--train "$WORK/synth/train" --train "$WORK/real-train-alerts" --val "$WO
 [ -f "$WORK/stage1.safetensors" ] || $PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" \
     --out "$WORK/stage1.safetensors" --report "$WORK/stage1.json" --steps 8000 --eval-every 2000
 [ -f "$WORK/stage2.safetensors" ] || $PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" \
-    --distill "$WORK/real-train-fx" --init "$WORK/stage1.safetensors" --lr 5e-4 --steps 4000 --eval-every 1000 \
-    --out "$WORK/stage2.safetensors" --report "$WORK/stage2.json"
+    --distill "$WORK/real-train-fx" --init "$WORK/stage1.safetensors" --lr 5e-4 --steps 2000 --eval-every 500 \
+    --patience 2 --real-positive-fraction 0.5 --out "$WORK/stage2.safetensors" --report "$WORK/stage2.json"
 step "thresholds"
 $PY tools/retune.py --model "$WORK/stage2.safetensors" --val "$WORK/real-dev" --fa-target 2 --per-label-thresholds \
     --raise-only --rise-ratios 0.3 --scores-cache "$WORK/cache/dev-scores.npz" --out models/default.safetensors \
