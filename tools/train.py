@@ -261,6 +261,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "stamp lag (for a file whose thresholds retune.py chooses afterwards)")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
     args = p.parse_args(argv)
+    if args.teacher_positive_fraction and not args.distill:
+        p.error("--teacher-positive-fraction draws distillation windows: it needs --distill")
     if args.fit_sample < 0:
         p.error(f"--fit-sample must be 0 (off) or a number of training clips, got {args.fit_sample}")
     if not 0 <= args.start_padding < args.frames:
@@ -308,14 +310,17 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         if missing:
             raise SystemExit(f"error: {c.root}: corpus labels lack {', '.join(missing)}")
 
+    if args.real_positive_fraction and not any(is_real(corpus) for corpus in train_corpora):
+        raise SystemExit("error: --real-positive-fraction draws from real sets among --train (make_real_set.py "
+                         "--kinds mixture,isolated), and none of the --train corpora is one")
     raw_spec = model_spec()
     source = _init_source(args, raw_spec) if args.init else None  # checked before the features are computed
-    by_corpus = [load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)
-                 for corpus in train_corpora]
-    clips = [clip for corpus_clips in by_corpus for clip in corpus_clips]
-    starts = np.cumsum([0] + [len(corpus_clips) for corpus_clips in by_corpus])
-    real_clips = frozenset(i for corpus, start, corpus_clips in zip(train_corpora, starts, by_corpus)
-                           if is_real(corpus) for i in range(start, start + len(corpus_clips)))
+    clips, real_clips = [], set()  # real_clips: indices of the clips of real sets, for --real-positive-fraction
+    for corpus in train_corpora:
+        corpus_clips = load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)
+        if is_real(corpus):
+            real_clips.update(range(len(clips), len(clips) + len(corpus_clips)))
+        clips += corpus_clips
     distill_corpora = [read_corpus(path) for path in args.distill]
     distill_clips = [clip for corpus in distill_corpora
                      for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
@@ -327,7 +332,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     std = torch.tensor(spec["normalization"]["std"], dtype=torch.float32)
     geometry = Geometry.of(spec, args.frames, args.step, args.start_padding)
     sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng,
-                            hard_negative_fraction=args.hard_negatives, real_clips=real_clips,
+                            hard_negative_fraction=args.hard_negatives, real_clips=frozenset(real_clips),
                             real_positive_fraction=args.real_positive_fraction)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
     distill = None
@@ -452,6 +457,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                "hard_negatives": args.hard_negatives, "onset_weight": args.onset_weight,
                "weight_average": args.weight_average, "fa_budget": args.fa_budget,
                "distill": [str(path) for path in args.distill], "distill_fraction": args.distill_fraction,
+               "real_positive_fraction": args.real_positive_fraction,
+               "teacher_positive_fraction": args.teacher_positive_fraction,
                "select_fa_weight": args.select_fa_weight, "init": str(args.init) if args.init else None,
                "lr": args.lr,
                "train_seconds": round(time.time() - t0, 1)}

@@ -243,6 +243,22 @@ def test_real_positive_windows_are_drawn_at_their_share():
     assert 0.07 < share_of_real(WindowSampler(clips, g, spec, 1, 0.2, rng, real_clips=real)) < 0.13
 
 
+def test_shares_that_could_draw_nothing_fail_before_training(trained, tmp_path, capsys):
+    # A share of real positives with only synthetic corpora, or of teacher positives with no distillation audio,
+    # would train as if it were not given: each stops with a one-line error before any feature is computed.
+    root = trained[0]
+    common = ["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(tmp_path / "m.safetensors"),
+              "--steps", "2"]
+    with pytest.raises(SystemExit) as stop:
+        train.train(train.parse_args(common + ["--real-positive-fraction", "0.5"]))
+    assert "none of the --train corpora is one" in str(stop.value.code)
+    assert "features of" not in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        train.parse_args(common + ["--teacher-positive-fraction", "0.3"])
+    assert "--teacher-positive-fraction draws distillation windows: it needs --distill" in capsys.readouterr().err
+    assert not (tmp_path / "m.safetensors").exists()
+
+
 def test_sets_of_real_recordings_are_told_from_synthetic_corpora():
     from corpus_format import Corpus
 
