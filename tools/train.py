@@ -257,8 +257,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="start from this weight file's network and feature normalisation instead of random weights "
                         "(fine-tuning; same --frames and --channels; hearalert_train/warm_start.py). Pair it with a "
                         "lower --lr, e.g. 5e-4")
-    p.add_argument("--no-tune", action="store_true", help="keep thresholds 0.5 and default tracker settings, with --onset-lag as the "
-                        "stamp lag (for a file whose thresholds retune.py chooses afterwards)")
+    p.add_argument("--no-tune", action="store_true",
+                   help="keep thresholds 0.5 and default tracker settings, with --onset-lag as the stamp lag (for a "
+                        "file whose thresholds retune.py chooses afterwards)")
     p.add_argument("--model-name", default="hearalert-default", help="model_name metadata")
     args = p.parse_args(argv)
     if args.teacher_positive_fraction and not args.distill:

@@ -53,10 +53,10 @@ real_set real-test test 12
 step "training"
 common=(--train "$WORK/synth/train" --train "$WORK/real-train-alerts" --val "$WORK/real-dev"
         --cache "$WORK/cache/features" --seed "$SEED" --threads "$THREADS" --frames 96 --start-padding 90
-        --region 0.2 --onset-lag 0.2 --channels 24,48,96,192 --hard-negatives 0.15 --patience 3 --minutes 120
+        --region 0.2 --onset-lag 0.2 --channels 24,48,96,192 --hard-negatives 0.15 --minutes 120
         --select-fa-weight 0.002 --no-tune)
 [ -f "$WORK/stage1.safetensors" ] || $PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" \
-    --out "$WORK/stage1.safetensors" --report "$WORK/stage1.json" --steps 8000 --eval-every 2000
+    --out "$WORK/stage1.safetensors" --report "$WORK/stage1.json" --steps 8000 --eval-every 2000 --patience 3
 [ -f "$WORK/stage2.safetensors" ] || $PY tools/train.py "${common[@]}" --distill "$WORK/real-train-free" \
     --distill "$WORK/real-train-fx" --init "$WORK/stage1.safetensors" --lr 5e-4 --steps 2000 --eval-every 500 \
     --patience 2 --real-positive-fraction 0.5 --out "$WORK/stage2.safetensors" --report "$WORK/stage2.json"
