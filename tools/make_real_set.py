@@ -12,6 +12,11 @@ REAL/ROLE/alerts/<label>/) and writes three kinds of files, each named by its ki
   iso_NNNNN.wav    each alert recording whole (up to 20 s), 30 dB over a quiet real background, a second of it
                    either side: how the alert sounds near the device
 
+With --speed LOW,HIGH each mixture plays its alert at a speed drawn log-uniformly from that range (resampled
+with soxr, so pitch and cadence change together, as on another device of the same kind; `alert_speed` in
+corpus.json): a training set's few real alerts then stand for more devices. Isolated files keep the recording
+as it is.
+
 With --kinds effects (only with --role train, and alone) it writes instead
 
   fx_NNNNN.wav     --chunk-seconds excerpts of the unlabelled recordings (REAL/train/unlabelled/<group>/: sound
@@ -35,6 +40,8 @@ Examples:
       --free-sources naev-data,LCAV/pyroomacoustics     # only the alert-free audio of sources added since
   .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train --seed 13 \\
       --mixtures-per-alert 40 --max-free-seconds 600 --alert-components
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train-varied \\
+      --seed 13 --kinds mixture,isolated --mixtures-per-alert 20 --speed 0.8,1.25 --alert-components
   .venv/bin/python tools/make_real_set.py --real corpora/real --role train --kinds effects \\
       --out corpora/real-train-fx --seed 13
 
@@ -51,6 +58,7 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
+import soxr
 
 from cli_types import number_in
 from corpus_format import UNLABELLED_KEY
@@ -84,6 +92,28 @@ def _kinds(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(f"{EFFECTS} makes an unlabelled set and goes alone, not with "
                                          f"{', '.join(k for k in kinds if k != EFFECTS)}")
     return kinds
+
+
+SPEED_LIMITS = (0.5, 2.0)  # beyond an octave either way an alert is another sound, not another device
+
+
+def _speed(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LOW,HIGH (speed factors, e.g. 0.8,1.25), "
+                                         f"got {text!r}") from None
+    if not SPEED_LIMITS[0] <= low <= high <= SPEED_LIMITS[1]:
+        raise argparse.ArgumentTypeError(f"expected {SPEED_LIMITS[0]} <= LOW <= HIGH <= {SPEED_LIMITS[1]}, "
+                                         f"got {text!r}")
+    return low, high
+
+
+def at_speed(alert: np.ndarray, speed: float) -> np.ndarray:
+    """`alert` played `speed` times as fast: every frequency times `speed`, its length divided by it (soxr, HQ)."""
+    if speed == 1.0:
+        return alert
+    return soxr.resample(alert.astype(np.float32), SAMPLE_RATE * speed, SAMPLE_RATE, quality="HQ")
 
 
 def _sources(text: str) -> tuple[str, ...]:
@@ -122,6 +152,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="mixtures made from each alert recording (default 4: one per 5-dB bucket of -5..15 dB)")
     p.add_argument("--snr", type=_snr, default=parse_snr_range("-5,15"),
                    help="alert SNR range of the mixtures, LOW,HIGH[,STEP] in dB (default -5,15 in 5-dB buckets)")
+    p.add_argument("--speed", type=_speed, metavar="LOW,HIGH",
+                   help="play each mixture's alert at a speed drawn log-uniformly from LOW..HIGH (pitch and "
+                        "cadence together, e.g. 0.8,1.25: about 4 semitones either way), so a training set's few "
+                        "real alerts stand for more devices; isolated files keep the recording's own (default: "
+                        "every alert as recorded)")
     p.add_argument("--kinds", type=_kinds, default=KINDS,
                    help="which kinds of file to make, comma-separated: free, mixture, isolated (default all; e.g. "
                         "free alone for audio to distil on, mixture,isolated for labelled training alerts); or "
@@ -236,9 +271,14 @@ def make(args: argparse.Namespace) -> dict:
         alert = alert / peak
         for k in range(args.mixtures_per_alert if "mixture" in args.kinds else 0):
             snr = round(float(rng.uniform(*args.snr[k % len(args.snr)])), 2)
-            clip, info = mixture(alert, free, args.chunk_seconds, snr, rng)
+            extra = {}
+            played = alert
+            if args.speed:
+                speed = round(float(np.exp(rng.uniform(*np.log(args.speed)))), 4)
+                played, extra = at_speed(alert, speed), {"alert_speed": speed}
+            clip, info = mixture(played, free, args.chunk_seconds, snr, rng)
             add(f"mix_{len(rows):05d}.wav", clip.mixture, clip.alerts,
-                dict(info, kind="mixture", source=recording.relative), recording.kind)
+                dict(info, kind="mixture", source=recording.relative, **extra), recording.kind)
         if "isolated" in args.kinds:
             clip, info = isolated(alert, free, rng)
             add(f"iso_{len(rows):05d}.wav", clip.mixture, clip.alerts,

@@ -99,6 +99,38 @@ def test_mixtures_hold_the_alert_at_the_recorded_snr_in_every_bucket(real_tree: 
     assert buckets == [-1, 0, 1, 2]  # -5..0, 0..5, 5..10, 10..15: each alert once in each
 
 
+def test_speed_changes_each_mixture_alerts_pitch_and_cadence_together(real_tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "set"
+    assert _run(real_tree, out, "--alert-components", "--mixtures-per-alert", "6", "--speed", "0.8,1.25") == 0
+    corpus = read_corpus(out, check_audio=True)
+    speeds = []
+    for f in corpus.files:
+        info = corpus.file_extras(f.filename)
+        if info["kind"] == "free" or "t3" not in info["source"]:
+            continue
+        events = corpus.events_of(f.filename)
+        if info["kind"] == "isolated":  # the recording as it is
+            assert "alert_speed" not in info
+            assert events[0].offset - events[0].onset == pytest.approx(2.5, abs=0.05)
+            continue
+        speed = info["alert_speed"]
+        assert 0.8 <= speed <= 1.25
+        speeds.append(speed)
+        assert events[0].offset - events[0].onset == pytest.approx(2.5 / speed, abs=0.05)
+        alert, _ = sf.read(str(out / "alerts" / f.filename), dtype="float64")
+        spectrum = np.abs(np.fft.rfft(alert))
+        peak_hz = np.argmax(spectrum) * SR / len(alert)
+        assert peak_hz == pytest.approx(3100.0 * speed, rel=0.005)
+    assert len(speeds) == 6 and max(speeds) - min(speeds) > 0.05, speeds
+
+
+@pytest.mark.parametrize("bad", ["1.2,0.9", "0.3,1.0", "fast", "0.9"])
+def test_a_bad_speed_range_is_refused(real_tree: Path, tmp_path: Path, bad: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        _run(real_tree, tmp_path / "x", "--speed", bad)
+    assert stop.value.code == 2 and not (tmp_path / "x").exists()
+
+
 def test_short_recordings_of_a_kind_share_excerpts(tmp_path: Path) -> None:
     root = tmp_path / "real"
     for k in range(3):  # three 4-s prompts: 10 s, then a 2-s tail
