@@ -45,7 +45,8 @@ real_set() {  # real_set NAME ROLE SEED [make_real_set.py options]
   [ -f "$WORK/$name/corpus.json" ] || $PY tools/make_real_set.py --real "$WORK/real" --role "$role" \
       --out "$WORK/$name" --seed "$seed" "$@"
 }
-real_set real-train-alerts train 13 --kinds mixture,isolated --mixtures-per-alert 20 --snr=-10,15 --alert-components
+real_set real-train-alerts train 13 --kinds mixture,isolated --mixtures-per-alert 20 --snr=-10,15 --speed 0.8,1.25 \
+    --alert-components
 real_set real-train-free train 13 --kinds free --max-free-seconds 180
 real_set real-train-fx train 13 --kinds effects
 real_set real-dev dev 11
