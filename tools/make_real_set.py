@@ -58,7 +58,6 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
-import soxr
 
 from cli_types import number_in
 from corpus_format import UNLABELLED_KEY
@@ -66,6 +65,7 @@ from hearalert_corpus import LABELS, SAMPLE_RATE
 from hearalert_corpus.real_sets import (RealSetError, Recording, free_excerpts, isolated, list_role,
                                         list_unlabelled, mixture, parse_snr_range)
 from hearalert_corpus.pinned import source_slug
+from hearalert_corpus.signals import at_speed
 from hearalert_corpus.sources import load_audio
 from hearalert_corpus.writer import format_summary, summarise, write_tables
 
@@ -107,13 +107,6 @@ def _speed(text: str) -> tuple[float, float]:
         raise argparse.ArgumentTypeError(f"expected {SPEED_LIMITS[0]} <= LOW <= HIGH <= {SPEED_LIMITS[1]}, "
                                          f"got {text!r}")
     return low, high
-
-
-def at_speed(alert: np.ndarray, speed: float) -> np.ndarray:
-    """`alert` played `speed` times as fast: every frequency times `speed`, its length divided by it (soxr, HQ)."""
-    if speed == 1.0:
-        return alert
-    return soxr.resample(alert.astype(np.float32), SAMPLE_RATE * speed, SAMPLE_RATE, quality="HQ")
 
 
 def _sources(text: str) -> tuple[str, ...]:

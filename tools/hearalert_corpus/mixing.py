@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import soxr
 from scipy.signal import fftconvolve
 
 from . import LABELS
@@ -22,7 +21,7 @@ from .alerts import Alert, synthesise
 from .negatives import hard_negative
 from .noise import background
 from .rooms import SOURCES_PER_ROOM, Room
-from .signals import SR, active_power, apply_gain_curve, random_eq_gain, rms, samples
+from .signals import SR, active_power, apply_gain_curve, at_speed, random_eq_gain, rms, samples
 from .sources import active_segments, load_audio, random_excerpt
 from .speech import SpeechSource, speech_track
 
@@ -77,8 +76,7 @@ def _real_alert(label: str, paths: list[Path], rng: np.random.Generator, duratio
     x = load_audio(path)
     # A few recordings per label are reused many times: play each a little faster or slower (pitch and cadence
     # together, ±10 %, as another device of the same kind would sound) so no copy is exactly the recording.
-    speed = float(rng.uniform(0.9, 1.1))
-    x = soxr.resample(x, SR * speed, SR, quality="HQ").astype(np.float32)
+    x = at_speed(x, float(rng.uniform(0.9, 1.1)))
     x = random_excerpt(x, min(len(x), samples(duration)), rng)
     x = x / (np.max(np.abs(x)) + 1e-9)
     return Alert(label, f"recorded:{path.name}", x.astype(np.float32), active_segments(x))
