@@ -145,8 +145,10 @@ void an_relu(size_t n, const float *src, float *dst) {
 }
 
 /* Max pooling skips padded cells (they count as -inf); average pooling counts them as zeros in the divisor
- * (PyTorch's count_include_pad=True). Padding is at most half the kernel, so no window is all padding. */
-void an_pool2d(const an_layer *l, const float *src, float *dst) {
+ * (PyTorch's count_include_pad=True). Padding is at most half the kernel, so no window is all padding.
+ * The maximum is taken without a branch: the comparison's outcome is data, so a branch on it is mispredicted
+ * about half the time, and that made pooling cost as much as the convolutions it follows. */
+static void padded_pool2d(const an_layer *l, const float *src, float *dst) {
     const int is_max = l->op == AN_MAXPOOL2D, h = l->in.h, w = l->in.w;
     const float divisor = (float)(l->kh * l->kw);
     for (int c = 0; c < l->in.c; c++) {
@@ -160,18 +162,43 @@ void an_pool2d(const an_layer *l, const float *src, float *dst) {
                 float acc = is_max ? -FLT_MAX : 0.0f;
                 for (int i = i_first; i < i_end; i++) {
                     const float *row = plane + (size_t)(y0 + i) * w + x0;
-                    for (int j = j_first; j < j_end; j++) {
-                        if (is_max) {
-                            if (row[j] > acc) acc = row[j];
-                        } else {
-                            acc += row[j];
-                        }
-                    }
+                    for (int j = j_first; j < j_end; j++) acc = is_max ? (row[j] > acc ? row[j] : acc) : acc + row[j];
                 }
                 *dst++ = is_max ? acc : acc / divisor;
             }
         }
     }
+}
+
+/* Without padding every window lies inside the plane, so each output row is built one kernel cell at a time
+ * across the whole row: loops the compiler vectorises, the same maxima and sums in the same order. */
+static void unpadded_pool2d(const an_layer *l, const float *src, float *dst) {
+    const int is_max = l->op == AN_MAXPOOL2D, h = l->in.h, w = l->in.w, ow = l->out.w, sw = l->sw;
+    const float divisor = (float)(l->kh * l->kw);
+    for (int c = 0; c < l->in.c; c++) {
+        const float *plane = src + (size_t)c * h * w;
+        for (int y = 0; y < l->out.h; y++, dst += ow) {
+            const float *top = plane + (size_t)y * l->sh * w;
+            for (int x = 0; x < ow; x++) dst[x] = top[x * sw];
+            for (int i = 0; i < l->kh; i++) {
+                const float *row = top + (size_t)i * w;
+                for (int j = i == 0 ? 1 : 0; j < l->kw; j++) {
+                    if (is_max) {
+                        for (int x = 0; x < ow; x++) dst[x] = row[x * sw + j] > dst[x] ? row[x * sw + j] : dst[x];
+                    } else {
+                        for (int x = 0; x < ow; x++) dst[x] += row[x * sw + j];
+                    }
+                }
+            }
+            if (!is_max)
+                for (int x = 0; x < ow; x++) dst[x] /= divisor;
+        }
+    }
+}
+
+void an_pool2d(const an_layer *l, const float *src, float *dst) {
+    if (l->ph == 0 && l->pw == 0) unpadded_pool2d(l, src, dst);
+    else padded_pool2d(l, src, dst);
 }
 
 void an_global_pool(const an_layer *l, const float *src, float *dst) {
