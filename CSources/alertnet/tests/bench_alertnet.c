@@ -1,6 +1,8 @@
 /* Times alertnet_run on the default model's architecture and on an enhancer-sized GRU network (random weights,
- * one frame per run), one thread, against the direct (naive) oracle. Prints figures; asserts nothing.
- * Usage: bench_alertnet [RUNS] (the GRU network, about a hundred times cheaper, runs 20 x RUNS times) */
+ * one frame per run), one thread, against the direct (naive) oracle; then on each model file named, e.g. the
+ * shipped models/default.safetensors. Prints figures; asserts nothing.
+ * Usage: bench_alertnet [RUNS [MODEL.safetensors...]] (the GRU network, about a hundred times cheaper, runs
+ * 20 x RUNS times) */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,19 +38,8 @@ static double median_seconds(run_function run, alertnet_model *m, const float *i
     return median;
 }
 
-/* Loads the builder's model (freeing the builder), times both paths on one random input, prints the figures. */
-static int bench(const char *what, model_builder *b, int runs) {
-    size_t size;
-    unsigned char *bytes = builder_bytes(b, &size);
-    builder_free(b);
-    alertnet_model *m;
-    alertnet_error error;
-    if (alertnet_load_memory(bytes, size, &m, &error) != ALERTNET_OK) {
-        fprintf(stderr, "cannot load the %s benchmark model: %s\n", what, error.message);
-        free(bytes);
-        return 1;
-    }
-    free(bytes);
+/* Times both paths of a loaded model (which it frees) on one random input and prints the figures. */
+static int bench_model(const char *what, alertnet_model *m, int runs) {
     int frames, bins;
     alertnet_input_shape(m, &frames, &bins);
     const int outputs = alertnet_output_count(m);
@@ -70,6 +61,22 @@ static int bench(const char *what, model_builder *b, int runs) {
     return 0;
 }
 
+/* Loads the builder's model (freeing the builder) and times it. */
+static int bench(const char *what, model_builder *b, int runs) {
+    size_t size;
+    unsigned char *bytes = builder_bytes(b, &size);
+    builder_free(b);
+    alertnet_model *m;
+    alertnet_error error;
+    const alertnet_status status = alertnet_load_memory(bytes, size, &m, &error);
+    free(bytes);
+    if (status != ALERTNET_OK) {
+        fprintf(stderr, "cannot load the %s benchmark model: %s\n", what, error.message);
+        return 1;
+    }
+    return bench_model(what, m, runs);
+}
+
 /* The enhancer's kind of recurrent network: 42 inputs per frame, a GRU of 96 units, dense 96 -> 32, sigmoid. */
 static model_builder *enhancer_sized_gru(void) {
     model_builder *b = builder_new(1, 42, 32, 2);
@@ -83,5 +90,15 @@ int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 2000;
     if (runs < 1) runs = 1;
     if (bench("default architecture", builder_default_architecture(1), runs) != 0) return 1;
-    return bench("GRU 42 -> 96, dense 96 -> 32, sigmoid", enhancer_sized_gru(), 20 * runs);
+    if (bench("GRU 42 -> 96, dense 96 -> 32, sigmoid", enhancer_sized_gru(), 20 * runs) != 0) return 1;
+    for (int i = 2; i < argc; i++) {
+        alertnet_model *m;
+        alertnet_error error;
+        if (alertnet_load_file(argv[i], &m, &error) != ALERTNET_OK) {
+            fprintf(stderr, "cannot load %s: %s\n", argv[i], error.message);
+            return 1;
+        }
+        if (bench_model(argv[i], m, runs) != 0) return 1;
+    }
+    return 0;
 }
