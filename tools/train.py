@@ -232,6 +232,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="share of the other distillation windows drawn from those where the teacher scores a label "
                         ">= 0.5: the few alert-like moments of unlabelled real sound, seen more often than their "
                         "share of it (default 0: windows drawn alike)")
+    p.add_argument("--teacher-classes-weight", type=number_in(0.0), default=0.0,
+                   help="loss weight of a second head that learns all 521 of the teacher's AudioSet scores on the "
+                        "distillation windows, from the features the label head reads; only the label head is "
+                        "exported. Six label scores say little of what the rest of real sound is (speech, engines, "
+                        "beeps, bells, birds); the 521 say it all, and shape the features the labels are read "
+                        "from (default 0: off)")
     p.add_argument("--select-fa-weight", type=number_in(0.0), default=0.0,
                    help="early stopping: macro F1 given up per false alarm per hour on validation's alert-free "
                         "files at threshold 0.5 (default 0: F1 alone). With a real development set as --val, "
@@ -264,6 +270,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.teacher_positive_fraction and not args.distill:
         p.error("--teacher-positive-fraction draws distillation windows: it needs --distill")
+    if args.teacher_classes_weight and not args.distill:
+        p.error("--teacher-classes-weight is learned on distillation windows: it needs --distill")
     if args.fit_sample < 0:
         p.error(f"--fit-sample must be 0 (off) or a number of training clips, got {args.fit_sample}")
     if not 0 <= args.start_padding < args.frames:
@@ -338,11 +346,14 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
     distill = None
     if distill_corpora:
-        scores = [teacher_scores(corpus, args.cache) for corpus in distill_corpora]
-        distill = DistillSampler(distill_clips, [by_name[f.filename] for by_name, corpus in zip(scores, distill_corpora)
-                                                 for f in corpus.files],
-                                 geometry, spec, rng, hard_fraction=args.hard_distill_fraction,
-                                 positive_fraction=args.teacher_positive_fraction)
+        def per_clip(all_classes: bool) -> list[np.ndarray]:
+            by_corpus = [teacher_scores(corpus, args.cache, all_classes) for corpus in distill_corpora]
+            return [by_name[f.filename] for by_name, corpus in zip(by_corpus, distill_corpora) for f in corpus.files]
+
+        distill = DistillSampler(distill_clips, per_clip(False), geometry, spec, rng,
+                                 hard_fraction=args.hard_distill_fraction,
+                                 positive_fraction=args.teacher_positive_fraction,
+                                 class_scores=per_clip(True) if args.teacher_classes_weight else None)
         hours = sum(f.duration for corpus in distill_corpora for f in corpus.files) / 3600
         print(f"distillation audio: {len(distill_clips)} clips, {hours:.2f} h, {len(distill.positives)} windows the "
               f"teacher scores >= {distill.fire} for a label; teacher scores ready ({time.time() - t0:.0f} s)",
@@ -357,7 +368,14 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     n_params = sum(p.numel() for p in model.parameters())
     average = weight_average(model, args.weight_average) if args.weight_average else None
     scored = average.module if average else model  # the network validated, kept and exported
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
+    trained = list(model.parameters())
+    classes_head = None  # --teacher-classes-weight: AudioSet scores from the label head's input; not exported
+    if args.teacher_classes_weight:
+        import yamnet
+
+        classes_head = torch.nn.Linear(model[-2].in_features, yamnet.CLASSES)
+        trained += list(classes_head.parameters())
+    opt = torch.optim.AdamW(trained, lr=args.lr, weight_decay=1e-2)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     weighted_loss_fn = torch.nn.BCEWithLogitsLoss(reduction="none")
@@ -371,17 +389,26 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         model.train()
         n_distill = int(round(args.batch * args.distill_fraction)) if distill else 0
         windows, targets, near = sampler.batch(args.batch - n_distill)
+        classes = None
         if n_distill:  # the teacher's soft targets; never near an onset the corpus knows of
-            more, soft = distill.batch(n_distill)
+            more, soft, *classes = distill.batch_with_classes(n_distill) if classes_head else distill.batch(n_distill)
             windows, targets = np.concatenate([windows, more]), np.concatenate([targets, soft])
             near = np.concatenate([near, np.zeros_like(soft)])
         feats = torch.from_numpy(windows)[:, None]
         feats = spectral_tilt(feats, std, rng)
+        if classes:  # the label head's input once, read by both heads
+            hidden = model[:-2](feats)
+            out = model[-2](hidden)
+        else:
+            out = logits(feats)
         if args.onset_weight:
             weights = 1.0 + args.onset_weight * torch.from_numpy(near)
-            loss = (weighted_loss_fn(logits(feats), torch.from_numpy(targets)) * weights).mean()
+            loss = (weighted_loss_fn(out, torch.from_numpy(targets)) * weights).mean()
         else:  # the plain loss, bit for bit: earlier recipes reproduce exactly
-            loss = loss_fn(logits(feats), torch.from_numpy(targets))
+            loss = loss_fn(out, torch.from_numpy(targets))
+        if classes:
+            loss = loss + args.teacher_classes_weight * loss_fn(classes_head(hidden[-n_distill:]),
+                                                                torch.from_numpy(classes[0]))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -433,6 +460,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     trained_on = ("; ".join(f"{c.meta.get('generator')} seed {c.meta.get('seed')} split {c.meta.get('split')} "
                             f"({len(c.files)} files)" for c in train_corpora) +
                   "".join(f"; distilled on {c.root.name} ({len(c.files)} files)" for c in distill_corpora) +
+                  (f"; the teacher's 521 AudioSet scores a second target there (weight {args.teacher_classes_weight})"
+                   if args.teacher_classes_weight else "") +
                   (f"; fine-tuned from {args.init.name}" if args.init else "") +
                   f"; val {val_corpus.root.name}; train.py seed {args.seed}, "
                   f"step {best[2]}" + (f", weights averaged (decay {args.weight_average})" if average else ""))
@@ -458,6 +487,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                "hard_negatives": args.hard_negatives, "onset_weight": args.onset_weight,
                "weight_average": args.weight_average, "fa_budget": args.fa_budget,
                "distill": [str(path) for path in args.distill], "distill_fraction": args.distill_fraction,
+               "teacher_classes_weight": args.teacher_classes_weight,
                "real_positive_fraction": args.real_positive_fraction,
                "teacher_positive_fraction": args.teacher_positive_fraction,
                "select_fa_weight": args.select_fa_weight, "init": str(args.init) if args.init else None,

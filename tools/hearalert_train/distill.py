@@ -30,33 +30,40 @@ from corpus_format import Corpus
 from .data import ClipFeatures, Geometry, LEVEL_CHANGE_DB, _frames
 
 
-def _cache_path(corpus: Corpus, cache_dir: Path | None) -> Path | None:
+def _cache_path(corpus: Corpus, cache_dir: Path | None, kind: str) -> Path | None:
     if cache_dir is None:
         return None
     h = hashlib.sha1()
     h.update(str(corpus.root.resolve()).encode())
     h.update((corpus.root / "files.tsv").read_bytes())
     h.update((corpus.root / "corpus.json").read_bytes())
-    return cache_dir / f"teacher-{h.hexdigest()[:16]}.npz"
+    return cache_dir / f"{kind}-{h.hexdigest()[:16]}.npz"
 
 
-def teacher_scores(corpus: Corpus, cache_dir: Path | None = None) -> dict[str, np.ndarray]:
-    """The teacher's six label scores, [windows, 6] float32, for every file of `corpus` (cached per corpus)."""
+def teacher_scores(corpus: Corpus, cache_dir: Path | None = None, all_classes: bool = False) -> dict[str, np.ndarray]:
+    """The teacher's scores for every file of `corpus` (cached per corpus): its six label scores, [windows, 6]
+    float32, or with `all_classes` all 521 AudioSet scores, [windows, 521] float16 (half the memory: an hour
+    of audio holds 7,500 teacher windows)."""
     import yamnet
     from hearalert_corpus.sources import load_audio
 
-    cache = _cache_path(corpus, cache_dir)
+    cache = _cache_path(corpus, cache_dir, "teacher-classes" if all_classes else "teacher")
     if cache is not None and cache.exists():
         with np.load(cache) as z:
             return {name: z[name] for name in z.files}
-    teacher = yamnet.Teacher.load()
+    # Building the teacher's modules draws from torch's generator before its weights are loaded over them;
+    # kept apart, a training run draws the same numbers whether or not the scores were cached.
+    with torch.random.fork_rng(devices=[]):
+        teacher = yamnet.Teacher.load()
     scores = {}
     threads = torch.get_num_threads()
     # One thread: on two shared cores the teacher ran 120x real time on one and 15x on two (tools/README.md).
     torch.set_num_threads(1)
     try:
         for i, f in enumerate(corpus.files):
-            scores[f.filename] = teacher.label_scores(load_audio(corpus.audio_path(f.filename))).astype(np.float32)
+            wave = load_audio(corpus.audio_path(f.filename))
+            scores[f.filename] = (teacher.scores(wave).astype(np.float16) if all_classes
+                                  else teacher.label_scores(wave).astype(np.float32))
             if (i + 1) % 500 == 0 or i + 1 == len(corpus.files):
                 print(f"teacher scores: {i + 1} of {len(corpus.files)} files of {corpus.root}", file=sys.stderr,
                       flush=True)
@@ -80,14 +87,31 @@ def aligned(scores: np.ndarray, window_ends: np.ndarray) -> np.ndarray:
                     ).astype(np.float32)
 
 
+def aligned_one(scores: np.ndarray, window_end: float) -> np.ndarray:
+    """`aligned` for one time and every column at once: the teacher's [W, C] scores at a student window ending
+    at `window_end` (s), as float32. For the 521 AudioSet scores of a few windows per step, where building the
+    whole aligned table would take gigabytes."""
+    import yamnet
+
+    position = (window_end - yamnet.WINDOW_SAMPLES / yamnet.SAMPLE_RATE) / yamnet.HOP_SECONDS
+    position = min(max(position, 0.0), len(scores) - 1.0)
+    low = int(np.floor(position))
+    high, fraction = min(low + 1, len(scores) - 1), position - low
+    return ((1.0 - fraction) * scores[low].astype(np.float32) + fraction * scores[high].astype(np.float32)
+            ).astype(np.float32)
+
+
 class DistillSampler:
     """Windows of unlabelled real audio with the teacher's aligned scores as targets, with a mined share of hard
     negatives (the student fires, the teacher does not)."""
 
     def __init__(self, clips: list[ClipFeatures], scores: list[np.ndarray], geometry: Geometry, spec: dict,
                  rng: np.random.Generator, hard_fraction: float = 0.3, fire: float = 0.5, quiet: float = 0.2,
-                 positive_fraction: float = 0.0):
+                 positive_fraction: float = 0.0, class_scores: list[np.ndarray] | None = None):
+        """`scores`: the teacher's label scores per clip; `class_scores` (optional): its 521 AudioSet scores per
+        clip, for `batch_with_classes`."""
         self.clips, self.geometry, self.rng = clips, geometry, rng
+        self.class_scores = class_scores
         self.hard_fraction, self.fire, self.quiet = hard_fraction, fire, quiet
         self.positive_fraction = positive_fraction
         norm = spec["normalization"]
@@ -124,19 +148,39 @@ class DistillSampler:
         pad = self.geometry.start_padding
         return i, int(self.rng.integers(-pad, len(self.targets[i]) - pad))
 
-    def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Windows [size, frames, bands] (normalised, a random level change) and soft targets [size, labels]."""
-        xs, ys = [], []
+    def _picks(self, size: int) -> list[tuple[int, int]]:
+        """(clip, first frame) of `size` windows: mined hard negatives, teacher positives or any, at their shares."""
+        picks = []
         for _ in range(size):
             if self.hard and self.rng.random() < self.hard_fraction:
-                i, first = self.hard[int(self.rng.integers(len(self.hard)))]
+                picks.append(self.hard[int(self.rng.integers(len(self.hard)))])
             elif self.positive_fraction and self.positives and self.rng.random() < self.positive_fraction:
-                i, first = self.positives[int(self.rng.integers(len(self.positives)))]
+                picks.append(self.positives[int(self.rng.integers(len(self.positives)))])
             else:
-                i, first = self._random()
-            xs.append(self._window(i, first, float(self.rng.uniform(*LEVEL_CHANGE_DB))))
-            ys.append(self._target(i, first))
+                picks.append(self._random())
+            # the level change is drawn here, as it always was, so that a seed draws the same windows
+            picks[-1] = (*picks[-1], float(self.rng.uniform(*LEVEL_CHANGE_DB)))
+        return picks
+
+    def _windows(self, picks) -> tuple[np.ndarray, np.ndarray]:
+        xs = [self._window(i, first, level_db) for i, first, level_db in picks]
+        ys = [self._target(i, first) for i, first, _ in picks]
         return np.stack(xs).astype(np.float32), np.stack(ys).astype(np.float32)
+
+    def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Windows [size, frames, bands] (normalised, a random level change) and soft targets [size, labels]."""
+        return self._windows(self._picks(size))
+
+    def batch_with_classes(self, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`batch`, plus the teacher's 521 AudioSet scores at each window's end [size, 521] (needs
+        `class_scores`)."""
+        if self.class_scores is None:
+            raise ValueError("this sampler was given no AudioSet class scores")
+        picks = self._picks(size)
+        g = self.geometry
+        classes = [aligned_one(self.class_scores[i], (first * g.hop + g.window_samples) / g.sample_rate)
+                   for i, first, _ in picks]
+        return (*self._windows(picks), np.stack(classes))
 
     def mine(self, model: torch.nn.Module, candidates: int = 4096, batch: int = 512) -> int:
         """Score `candidates` random windows with the student; keep those it fires on and the teacher does not as
