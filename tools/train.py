@@ -391,12 +391,15 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         windows, targets, near = sampler.batch(args.batch - n_distill)
         classes = None
         if n_distill:  # the teacher's soft targets; never near an onset the corpus knows of
-            more, soft, *classes = distill.batch_with_classes(n_distill) if classes_head else distill.batch(n_distill)
+            if classes_head:
+                more, soft, classes = distill.batch_with_classes(n_distill)
+            else:
+                more, soft = distill.batch(n_distill)
             windows, targets = np.concatenate([windows, more]), np.concatenate([targets, soft])
             near = np.concatenate([near, np.zeros_like(soft)])
         feats = torch.from_numpy(windows)[:, None]
         feats = spectral_tilt(feats, std, rng)
-        if classes:  # the label head's input once, read by both heads
+        if classes is not None:  # the label head's input once, read by both heads
             hidden = model[:-2](feats)
             out = model[-2](hidden)
         else:
@@ -406,9 +409,9 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
             loss = (weighted_loss_fn(out, torch.from_numpy(targets)) * weights).mean()
         else:  # the plain loss, bit for bit: earlier recipes reproduce exactly
             loss = loss_fn(out, torch.from_numpy(targets))
-        if classes:
+        if classes is not None:
             loss = loss + args.teacher_classes_weight * loss_fn(classes_head(hidden[-n_distill:]),
-                                                                torch.from_numpy(classes[0]))
+                                                                torch.from_numpy(classes))
         opt.zero_grad()
         loss.backward()
         opt.step()
