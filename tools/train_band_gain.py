@@ -595,6 +595,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="pass each training mixture's speech and noise through their own random second-order "
                         "filter, RNNoise's spectral shaping (coefficients within ±3/8, energy kept); the "
                         "validation mixtures stay as recorded")
+    p.add_argument("--speed", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                   help="speed perturbation: play each training utterance (talker and babble) at a speed drawn "
+                        "from LOW..HIGH, e.g. 0.9 1.1, which moves pitch and formants together and so makes new "
+                        "talkers (Ko et al. 2015); the validation mixtures stay as recorded (default: off)")
     p.add_argument("--input-noise", type=float, default=0.0,
                    help="deviation of Gaussian noise added to the standardised training inputs (default 0)")
     p.add_argument("--under-weight", type=float, default=3.0,
@@ -625,6 +629,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error("--val-sources must be in (0, 1) and --seconds at least 0.5")
     if not 0 <= args.strength <= 1:
         p.error(f"--strength must be within 0..1, got {args.strength}")
+    if args.speed is not None and not 0.5 <= args.speed[0] <= args.speed[1] <= 2:
+        p.error(f"--speed must be LOW <= HIGH within 0.5..2, got {args.speed[0]:g} {args.speed[1]:g}")
     if args.anchor_range <= 1:
         p.error(f"--anchor-range must be above 1, got {args.anchor_range:g}")
     if args.anchor == "mcra" and "mcra_gain" not in args.rows:
@@ -638,7 +644,8 @@ def mixtures(args: argparse.Namespace, mixers: list[Mixer]):
     key = json.dumps([args.seed, args.mixtures, args.val_mixtures, args.seconds, list(args.snr), args.val_sources,
                       str(args.corpus.resolve()), args.min_speech_bandwidth_hz, ROWS]
                      + ([list(args.train_speech_sources)] if args.train_speech_sources else [])
-                     + (["shape"] if args.shape else []))
+                     + (["shape"] if args.shape else [])
+                     + ([["speed", *args.speed]] if args.speed else []))
     cached = np.load(args.cache) if args.cache and args.cache.exists() else None
     if cached is not None and str(cached["key"]) == key:
         for mixer, used in zip(mixers, (cached["used_train"], cached["used_val"])):
@@ -694,6 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.train_speech_sources:
             move_speech_sources(mixers, args.train_speech_sources)
+        mixers[0].speed = tuple(args.speed) if args.speed else None
         others = {f"{path.stem} (--compare)": load(path) for path in args.compare}
     except ValueError as error:
         print(error, file=sys.stderr)
@@ -756,6 +764,7 @@ def main(argv: list[str] | None = None) -> int:
         "trained_on": f"{args.mixtures} mixtures of {args.seconds:g} s, train-role speech (bandwidth at least "
                       f"{args.min_speech_bandwidth_hz:g} Hz) and noise of {args.corpus.name}, SNR {args.snr[0]:g}.."
                       f"{args.snr[1]:g} dB, seed {args.seed}{', spectral shaping' if args.shape else ''}"
+                      + (f", speech speed {args.speed[0]:g}..{args.speed[1]:g}" if args.speed else "")
                       + (f", held-out speech sources moved to training: {', '.join(args.train_speech_sources)}"
                          if args.train_speech_sources else ""),
         "training": {"epochs_run": len(history) - 1, "best_epoch": best[0], "best_validation_loss": best[2],

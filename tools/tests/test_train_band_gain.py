@@ -506,3 +506,37 @@ def test_a_speech_source_that_is_not_held_out_is_refused_in_one_line(tmp_path, c
     error = capsys.readouterr().err.strip()
     assert error.startswith("--train-speech-sources: talkers9 not among the held-out speech sources")
     assert "\n" not in error and not (tmp_path / "net.pt").exists()
+
+
+def test_a_speed_change_scales_every_frequency_and_the_length_by_the_factor():
+    from train_noise_estimator import change_speed
+    rate = ne.SAMPLE_RATE
+    t = np.arange(2 * rate) / rate
+    tone = np.sin(2 * np.pi * 250.0 * t)
+    for factor in (0.9, 1.1):
+        faster = change_speed(tone, factor)
+        assert len(faster) == pytest.approx(len(tone) / factor, abs=1)
+        spectrum = np.abs(np.fft.rfft(faster[2000:-2000] * np.hanning(len(faster) - 4000)))
+        peak = np.argmax(spectrum) * rate / (len(faster) - 4000)
+        assert peak == pytest.approx(250.0 * factor, abs=1.0)
+
+
+@pytest.mark.filterwarnings("ignore:Not enough STFT frames:RuntimeWarning")
+def test_speed_perturbation_changes_the_training_speech_only_and_is_part_of_the_cache_key(tmp_path):
+    _catalogue(tmp_path)
+    caches = {}
+    for name, more in (("plain", []), ("faster", ["--speed", "1.15", "1.2"])):
+        caches[name] = tmp_path / f"{name}.npz"
+        assert _train(tmp_path, tmp_path / f"{name}.pt", "--epochs", "1", "--score-mixtures", "0",
+                      "--cache", str(caches[name]), *more) == 0
+    plain, faster = np.load(caches["plain"]), np.load(caches["faster"])
+    assert not np.allclose(plain["x_train"], faster["x_train"])
+    assert str(plain["key"]) != str(faster["key"])
+    described = json.loads((tmp_path / "faster.json").read_text())
+    assert "speech speed 1.15..1.2" in described["trained_on"]
+
+
+def test_a_speed_range_outside_half_to_twice_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tbg.parse_args(["--corpus", str(tmp_path), "--out", str(tmp_path / "n.pt"), "--speed", "1.2", "1.1"])
+    assert "--speed must be LOW <= HIGH within 0.5..2" in capsys.readouterr().err
