@@ -597,8 +597,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "validation mixtures stay as recorded")
     p.add_argument("--speed", type=float, nargs=2, metavar=("LOW", "HIGH"),
                    help="speed perturbation: play each training utterance (talker and babble) at a speed drawn "
-                        "from LOW..HIGH, e.g. 0.9 1.1, which moves pitch and formants together and so makes new "
-                        "talkers (Ko et al. 2015); the validation mixtures stay as recorded (default: off)")
+                        "from LOW..HIGH, e.g. 0.9 1.1, which moves pitch and formants together (Ko et al. 2015: a "
+                        "stand-in for more talkers; measured here: no gain, Enhancement/EXPERIMENTS.md "
+                        "2026-11-28); the validation mixtures stay as recorded (default: off)")
     p.add_argument("--input-noise", type=float, default=0.0,
                    help="deviation of Gaussian noise added to the standardised training inputs (default 0)")
     p.add_argument("--under-weight", type=float, default=3.0,

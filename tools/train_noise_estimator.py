@@ -105,8 +105,8 @@ def held_out_sources(pool: list[Recording], share: float) -> set[str]:
 def change_speed(audio: np.ndarray, factor: float) -> np.ndarray:
     """``audio`` played ``factor`` times as fast (len / factor samples, every frequency times ``factor``): the
     recording taken as sampled at factor × SAMPLE_RATE and resampled to SAMPLE_RATE (soxr). Speed perturbation
-    (Ko et al., Interspeech 2015) moves a talker's pitch and formants together, so it makes new talkers from the few
-    the training speech has."""
+    (Ko et al., Interspeech 2015) moves a talker's pitch and formants together: a stand-in for talkers the training
+    speech lacks."""
     return soxr.resample(audio, ne.SAMPLE_RATE * factor, ne.SAMPLE_RATE)
 
 
