@@ -38,13 +38,13 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
-import soxr
 
 import export
 import features
 import noise_estimator as ne
 from fetch_alert_recordings import write_role_rows
 from fetch_real_audio import read_index
+from hearalert_corpus.signals import at_speed
 from speech_bandwidth import MIN_SPEECH_BANDWIDTH_HZ, recording_bandwidth_hz
 
 SPLIT = "enhancer-train"
@@ -102,17 +102,10 @@ def held_out_sources(pool: list[Recording], share: float) -> set[str]:
     return held
 
 
-def change_speed(audio: np.ndarray, factor: float) -> np.ndarray:
-    """``audio`` played ``factor`` times as fast (len / factor samples, every frequency times ``factor``): the
-    recording taken as sampled at factor × SAMPLE_RATE and resampled to SAMPLE_RATE (soxr). Speed perturbation
-    (Ko et al., Interspeech 2015) moves a talker's pitch and formants together: a stand-in for talkers the training
-    speech lacks."""
-    return soxr.resample(audio, ne.SAMPLE_RATE * factor, ne.SAMPLE_RATE)
-
-
 class Mixer:
     """Draws mixtures from one pool of recordings and remembers every recording it used. With ``speed`` (LOW,
-    HIGH), each utterance ``talk`` strings is played at a speed drawn uniformly from it (``change_speed``); None,
+    HIGH), each utterance ``talk`` strings is played at a speed drawn uniformly from it (``at_speed``: pitch and
+    formants move together, Ko et al. 2015's speed perturbation, a stand-in for talkers the speech lacks); None,
     the default, draws nothing for it, so mixtures are those of a mixer without the option."""
 
     def __init__(self, speech: list[Recording], noise: list[Recording], rng: np.random.Generator,
@@ -144,7 +137,7 @@ class Mixer:
         while position < n:
             utterance = self._read(self.speech[int(self.rng.integers(len(self.speech)))])
             if self.speed is not None:
-                utterance = change_speed(utterance, self.rng.uniform(*self.speed))
+                utterance = at_speed(utterance, self.rng.uniform(*self.speed)).astype(np.float64)
             utterance = utterance / max(np.sqrt(np.mean(utterance ** 2)), 1e-9)
             end = min(n, position + len(utterance))
             out[position:end] = utterance[:end - position]

@@ -509,12 +509,12 @@ def test_a_speech_source_that_is_not_held_out_is_refused_in_one_line(tmp_path, c
 
 
 def test_a_speed_change_scales_every_frequency_and_the_length_by_the_factor():
-    from train_noise_estimator import change_speed
+    from hearalert_corpus.signals import at_speed
     rate = ne.SAMPLE_RATE
     t = np.arange(2 * rate) / rate
     tone = np.sin(2 * np.pi * 250.0 * t)
     for factor in (0.9, 1.1):
-        faster = change_speed(tone, factor)
+        faster = at_speed(tone, factor)
         assert len(faster) == pytest.approx(len(tone) / factor, abs=1)
         spectrum = np.abs(np.fft.rfft(faster[2000:-2000] * np.hanning(len(faster) - 4000)))
         peak = np.argmax(spectrum) * rate / (len(faster) - 4000)
