@@ -103,14 +103,15 @@ def held_out_sources(pool: list[Recording], share: float) -> set[str]:
 
 
 class Mixer:
-    """Draws mixtures from one pool of recordings and remembers every recording it used. With ``speed`` (LOW,
-    HIGH), each utterance ``talk`` strings is played at a speed drawn uniformly from it (``at_speed``: pitch and
-    formants move together, Ko et al. 2015's speed perturbation, a stand-in for talkers the speech lacks); None,
-    the default, draws nothing for it, so mixtures are those of a mixer without the option."""
+    """Draws mixtures from one pool of recordings and remembers every recording it used. Setting ``speed`` to
+    (LOW, HIGH) plays each utterance ``talk`` strings at a speed drawn uniformly from it (``at_speed``: pitch and
+    formants move together, Ko et al. 2015's speed perturbation, a stand-in for talkers the speech lacks); while it
+    is None nothing is drawn for it, so the mixtures are those of a mixer without the option."""
 
     def __init__(self, speech: list[Recording], noise: list[Recording], rng: np.random.Generator,
-                 snr: tuple[float, float], speed: tuple[float, float] | None = None):
-        self.speech, self.noise, self.rng, self.snr, self.speed = speech, noise, rng, snr, speed
+                 snr: tuple[float, float]):
+        self.speech, self.noise, self.rng, self.snr = speech, noise, rng, snr
+        self.speed: tuple[float, float] | None = None
         self.used: set[Recording] = set()
         self._cache: dict[Path, np.ndarray] = {}
 
