@@ -9,7 +9,8 @@ same way:
 - `pypi`: `pip download --no-deps --only-binary=:all: NAME==VERSION` into the cache, or a wheel already there;
   a wheel is a zip file, read with zipfile.
 - `git`: OWNER/NAME at a full commit id, read with `git cat-file blob COMMIT:PATH` from a bare repository: one
-  found in a mirror folder (MIRROR/OWNER+NAME/repo or MIRROR/OWNER+NAME), one cloned into the cache before, or a
+  found in a mirror folder (MIRROR/OWNER+NAME/repo, its git directory MIRROR/OWNER+NAME/repo/.git, or
+  MIRROR/OWNER+NAME), one cloned into the cache before, or a
   fresh `git clone --bare` of the public repository into the cache.
 
 Every failure is a FetchError whose message is the one line the user sees.
@@ -181,13 +182,16 @@ def find_repository(repo: str, commit: str, mirror: Path | None, cache: Path, of
     if "/" not in repo or repo.count("/") != 1:
         raise FetchError(f"git source {repo!r} must be OWNER/NAME")
     slug = source_slug(repo)
-    candidates = [] if mirror is None else [mirror / slug / "repo", mirror / slug]
-    candidates.append(cache / f"{slug}.git")
+    # A mirror holds the repository bare in repo/ or in the folder itself, or as the git directory of a checkout
+    # (repo/.git, as the fetch tool writes it).
+    mirrored = [] if mirror is None else [mirror / slug / "repo", mirror / slug / "repo" / ".git", mirror / slug]
+    candidates = mirrored + [cache / f"{slug}.git"]
     for candidate in candidates:
         if candidate.is_dir() and has_commit(candidate, commit):
             return candidate
-    if mirror is not None and not any(c.is_dir() for c in candidates[:2]) and offline:
-        raise FetchError(f"no bare repository of {repo} in {mirror} (looked for {slug}/repo and {slug})")
+    if mirror is not None and not any(c.is_dir() for c in mirrored) and offline:
+        raise FetchError(f"no bare repository of {repo} in {mirror} (looked for {slug}/repo, {slug}/repo/.git "
+                         f"and {slug})")
     if offline:
         raise FetchError(f"no repository of {repo} holding commit {commit} (and --offline forbids cloning)")
     target = cache / f"{slug}.git"

@@ -361,3 +361,15 @@ def test_a_failed_clone_names_gits_error_not_its_advice(tmp_path, monkeypatch):
         pinned.find_repository("owner/name", "0" * 40, None, tmp_path / "cache", offline=False)
     message = str(failed.value)
     assert message.startswith("git clone of owner/name failed: fatal: ") and "\n" not in message
+
+
+def test_a_mirrored_checkout_is_read_through_its_git_directory(world, tmp_path):
+    from hearalert_corpus import pinned
+
+    # The fetch tool leaves MIRROR/OWNER+NAME/repo/.git (a checkout's git directory), not a bare repo/.
+    mirror = tmp_path / "checkouts"
+    subprocess.run(["git", "clone", "-q", str(world["mirror"] / "someone+fake-sounds" / "repo"),
+                    str(mirror / "someone+other" / "repo")], check=True)
+    found = pinned.find_repository("someone/other", world["commit"], mirror, tmp_path / "cache", offline=True)
+    assert found == mirror / "someone+other" / "repo" / ".git"
+    assert pinned.read_git(found, world["commit"], list(GIT_FILES)) == GIT_FILES
