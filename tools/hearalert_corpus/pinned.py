@@ -178,7 +178,7 @@ def source_slug(source: str) -> str:
 
 
 def find_repository(repo: str, commit: str, mirror: Path | None, cache: Path, offline: bool) -> Path:
-    """A bare repository of OWNER/NAME holding `commit`: from the mirror folder, the cache, or a fresh clone."""
+    """A git directory of OWNER/NAME holding `commit`: from the mirror folder, the cache, or a fresh clone."""
     if "/" not in repo or repo.count("/") != 1:
         raise FetchError(f"git source {repo!r} must be OWNER/NAME")
     slug = source_slug(repo)
@@ -190,7 +190,7 @@ def find_repository(repo: str, commit: str, mirror: Path | None, cache: Path, of
         if candidate.is_dir() and has_commit(candidate, commit):
             return candidate
     if mirror is not None and not any(c.is_dir() for c in mirrored) and offline:
-        raise FetchError(f"no bare repository of {repo} in {mirror} (looked for {slug}/repo, {slug}/repo/.git "
+        raise FetchError(f"no git repository of {repo} in {mirror} (looked for {slug}/repo, {slug}/repo/.git "
                          f"and {slug})")
     if offline:
         raise FetchError(f"no repository of {repo} holding commit {commit} (and --offline forbids cloning)")
