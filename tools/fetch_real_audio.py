@@ -39,7 +39,9 @@ Every file's sha256 is checked before it is used. Output:
 
     OUT/<role>/alert_free/<group>/<source>__<path>.wav   16 kHz mono 16-bit PCM (downmixed, soxr-resampled)
     OUT/<role>/alerts/<label>/<source>__<file>           the file as stored (a WAV for a container member or an
-                                                           excerpt), as fetch_alert_recordings.py names it
+                                                           excerpt; an Ogg file without its Skeleton track, which
+                                                           libsndfile cannot read), as fetch_alert_recordings.py
+                                                           names it
     OUT/train/unlabelled/<group>/<source>__<path>.wav    an effects[:WHAT] recording, 16 kHz mono like alert_free/;
                                                            outside alert_free/ and alerts/, so no alert-free or
                                                            alert set draws from it (make_real_set.py --kinds
@@ -93,6 +95,7 @@ import soxr
 
 import fetch_alert_recordings as legacy
 from hearalert_corpus import LABELS, SAMPLE_RATE
+from hearalert_corpus.ogg_skeleton import OggError, without_skeleton
 from hearalert_corpus.pinned import (
     SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel,
     source_slug)
@@ -400,6 +403,11 @@ def write_row(row: Row, stored: bytes, out: Path) -> float:
                          f"manifest {row.sha256}, got {digest}")
     target = out / row.output
     target.parent.mkdir(parents=True, exist_ok=True)
+    if row.legacy is None:
+        try:
+            pinned = without_skeleton(pinned)  # libsndfile refuses an Ogg file that carries a Skeleton track
+        except OggError as e:
+            raise FetchError(f"{row.line}: {row.path_inside}: {e}") from e
     if row.is_alert:
         data = pinned if row.legacy is not None and row.legacy.member is not None else alert_bytes(row, pinned)
         seconds = duration(data, f"{row.line}: {row.path_inside}")

@@ -68,8 +68,14 @@ def world(tmp_path: Path) -> dict:
     (cache / "wheels" / "FakePkg-0.3-py3-none-any.whl").write_bytes(zip_bytes(WHEEL_FILES))
     if shutil.which("git") is None:
         pytest.skip("needs git")
-    work = tmp_path / "work"
-    for path, data in GIT_FILES.items():
+    mirror = tmp_path / "mirror"
+    commit = mirrored_repository(tmp_path / "work", GIT_FILES, mirror / "someone+fake-sounds")
+    return {"cache": cache, "mirror": mirror, "commit": commit, "tmp": tmp_path}
+
+
+def mirrored_repository(work: Path, files: dict[str, bytes], mirrored: Path) -> str:
+    """`files` committed in a new repository at `work`, cloned bare to MIRRORED/repo; the commit."""
+    for path, data in files.items():
         (work / path).parent.mkdir(parents=True, exist_ok=True)
         (work / path).write_bytes(data)
     env = ["-c", "user.name=t", "-c", "user.email=t@example.org"]
@@ -78,10 +84,8 @@ def world(tmp_path: Path) -> dict:
     subprocess.run(["git", *env, "-C", str(work), "commit", "-q", "-m", "sounds"], check=True)
     commit = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True).stdout.strip()
-    mirror = tmp_path / "mirror"
-    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirror / "someone+fake-sounds" / "repo")],
-                   check=True)
-    return {"cache": cache, "mirror": mirror, "commit": commit, "tmp": tmp_path}
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirrored / "repo")], check=True)
+    return commit
 
 
 def sha(data: bytes) -> str:
@@ -373,3 +377,25 @@ def test_a_mirrored_checkout_is_read_through_its_git_directory(world, tmp_path):
     found = pinned.find_repository("someone/other", world["commit"], mirror, tmp_path / "cache", offline=True)
     assert found == mirror / "someone+other" / "repo" / ".git"
     assert pinned.read_git(found, world["commit"], list(GIT_FILES)) == GIT_FILES
+
+
+def test_an_ogg_file_with_a_skeleton_track_is_written_without_it(world):
+    # Wikimedia Commons' older Ogg uploads carry a Skeleton track that libsndfile refuses; the pinned hash is the
+    # stored file's, what is written decodes (an alert as the same Ogg without the track, alert-free as a WAV).
+    from test_ogg_skeleton import vorbis_ogg, with_skeleton
+
+    plain, samples = vorbis_ogg(seconds=2.0)
+    skeletal = with_skeleton(plain)
+    commit = mirrored_repository(world["tmp"] / "skeleton", {"commons/siren.ogg": skeletal},
+                                 world["mirror"] / "someone+commons")
+    table = [["siren", "git", "someone/commons", commit, "commons/siren.ogg", "LicenseRef-PublicDomain",
+              sha(skeletal), "train", "2.0", "a tone with a Skeleton track"],
+             ["siren", "git", "someone/commons", commit, "commons/siren.ogg#t=0.5,1.5", "LicenseRef-PublicDomain",
+              sha(skeletal), "train", "1.0", "its excerpt"]]
+    assert run(world, write(world["tmp"] / "m.tsv", table)) == 0
+    alerts = world["tmp"] / "out/train/alerts/siren"
+    whole = alerts / "someone+commons__siren.ogg"
+    assert whole.read_bytes() == plain
+    assert np.array_equal(sf.read(str(whole), dtype="float32")[0], samples)
+    excerpt = [p for p in alerts.iterdir() if p != whole]
+    assert len(excerpt) == 1 and sf.info(str(excerpt[0])).frames == 16000
