@@ -16,6 +16,7 @@ from __future__ import annotations
 
 CAPTURE = b"OggS"
 HEADER_BYTES = 27                 # the fixed part of a page header, up to and including the segment count
+HEADER_TYPE = 5                   # the header-type byte's offset in a page
 SERIAL = slice(14, 18)
 FIRST_PAGE = 0x02                 # header-type flag: beginning of a logical stream
 SKELETON_MAGIC = b"fishead\0"
@@ -53,7 +54,7 @@ def without_skeleton(data: bytes) -> bytes:
                            f"{len(data)} bytes")
         header = data[offset:offset + HEADER_BYTES]
         serial = header[SERIAL]
-        if header[5] & FIRST_PAGE and data[body_start:body_start + len(SKELETON_MAGIC)] == SKELETON_MAGIC:
+        if header[HEADER_TYPE] & FIRST_PAGE and data[body_start:body_start + len(SKELETON_MAGIC)] == SKELETON_MAGIC:
             skeleton_serials.add(serial)
         if serial not in skeleton_serials:
             kept.append(data[offset:end])

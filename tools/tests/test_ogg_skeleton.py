@@ -76,8 +76,8 @@ def test_a_file_without_a_skeleton_is_returned_as_it_is():
     assert without_skeleton(wav.getvalue()) == wav.getvalue()
 
 
-@pytest.mark.parametrize("cut, where", [(10, "cut short in its header"), (29, "past the file"),
-                                        (3, "no Ogg page starts")])
+@pytest.mark.parametrize("cut, where", [(10, "cut short in its header"), (27, "cut short in its segment table"),
+                                        (29, "past the file"), (3, "no Ogg page starts")])
 def test_a_damaged_file_is_one_line_saying_where(cut, where):
     skeletal = with_skeleton(vorbis_ogg()[0])
     second_page = skeletal.index(b"OggS", 4)
