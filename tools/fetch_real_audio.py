@@ -403,11 +403,10 @@ def write_row(row: Row, stored: bytes, out: Path) -> float:
                          f"manifest {row.sha256}, got {digest}")
     target = out / row.output
     target.parent.mkdir(parents=True, exist_ok=True)
-    if row.legacy is None:
-        try:
-            pinned = without_skeleton(pinned)  # libsndfile refuses an Ogg file that carries a Skeleton track
-        except OggError as e:
-            raise FetchError(f"{row.line}: {row.path_inside}: {e}") from e
+    try:
+        pinned = without_skeleton(pinned)  # libsndfile refuses an Ogg file that carries a Skeleton track
+    except OggError as e:
+        raise FetchError(f"{row.line}: {row.path_inside}: {e}") from e
     if row.is_alert:
         data = pinned if row.legacy is not None and row.legacy.member is not None else alert_bytes(row, pinned)
         seconds = duration(data, f"{row.line}: {row.path_inside}")

@@ -381,7 +381,8 @@ def test_a_mirrored_checkout_is_read_through_its_git_directory(world, tmp_path):
 
 def test_an_ogg_file_with_a_skeleton_track_is_written_without_it(world):
     # Wikimedia Commons' older Ogg uploads carry a Skeleton track that libsndfile refuses; the pinned hash is the
-    # stored file's, what is written decodes (an alert as the same Ogg without the track, alert-free as a WAV).
+    # stored file's, what is written decodes (the whole alert as the same Ogg without the track, its excerpt as a
+    # WAV).
     from test_ogg_skeleton import vorbis_ogg, with_skeleton
 
     plain, samples = vorbis_ogg(seconds=2.0)
