@@ -457,18 +457,20 @@ class Sources:
         return deb
 
 
-def check_unlabelled_sources(rows: list[Row]) -> None:
-    """An unlabelled recording's source serves no other role, the first 21 alerts' manifest included (read_manifest
-    checks one manifest; this checks both together)."""
+def check_source_roles(rows: list[Row]) -> None:
+    """One role per source across both manifests, the first 21 alerts' included (read_manifest checks the main
+    manifest alone): a package or repository heard in training must not also serve model choice or the reported
+    scores, and an unlabelled recording's source serves training only."""
     roles: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     for row in rows:
         roles[(row.source_type, row.source)].setdefault(row.role, row.line)
-    for row in rows:
+    for row in sorted(rows, key=lambda r: not r.is_unlabelled):  # an unlabelled row's conflict says the most
         other = {role: line for role, line in roles[(row.source_type, row.source)].items() if role != row.role}
-        if row.is_unlabelled and other:
+        if other:
             role, line = sorted(other.items())[0]
-            raise FetchError(f"{row.line}: {row.source} also serves role {role} ({line}); an unlabelled recording "
-                             "must come from a source used in training only")
+            why = "an unlabelled recording must come from a source used in training only" if row.is_unlabelled \
+                else "roles are disjoint by source, so every recording of one source takes one role"
+            raise FetchError(f"{row.line}: {row.source} also serves role {role} ({line}); {why}")
 
 
 def write_split_lists(out: Path, rows: list[Row]) -> None:
@@ -574,7 +576,7 @@ def fetch(args: argparse.Namespace) -> int:
     rows = read_manifest(*(args.manifest or DEFAULT_MANIFESTS))
     if args.alerts_manifest:
         rows = legacy_rows(args.alerts_manifest) + rows
-    check_unlabelled_sources(rows)
+    check_source_roles(rows)
     manifest = rows
     fetched_roles = set(ROLES)
     if args.roles:
