@@ -265,15 +265,16 @@ def read_manifest(*paths: Path) -> list[Row]:
     """The rows of one or more manifest files (tools/real_audio.tsv, tools/real_audio_speech.tsv), read as one
     manifest and checked: header, kinds, source types, hashes, roles (train for unlabelled kinds), durations,
     versions, one role per source and no two rows writing one file, across all the files."""
-    rows, outputs, roles = [], {}, {}
+    rows, outputs = [], {}
     for path in paths:
-        _read_manifest_file(path, rows, outputs, roles)
+        _read_manifest_file(path, rows, outputs)
     if not rows:
         raise FetchError(f"{', '.join(map(str, paths))}: no recordings listed")
+    check_source_roles(rows)
     return rows
 
 
-def _read_manifest_file(path: Path, rows: list[Row], outputs: dict, roles: dict) -> None:
+def _read_manifest_file(path: Path, rows: list[Row], outputs: dict) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -318,10 +319,6 @@ def _read_manifest_file(path: Path, rows: list[Row], outputs: dict, roles: dict)
             row.excerpt  # noqa: B018 - parses any #t= range
         except RecordingsError as e:
             raise FetchError(f"{where}: {e}") from e
-        first = roles.setdefault((source_type, source), (role, where))
-        if first[0] != role:
-            raise FetchError(f"{where}: {source} is already in role {first[0]} ({first[1]}); roles are disjoint "
-                             "by source, so every recording of one source takes one role")
         if row.output in outputs:
             raise FetchError(f"{where}: writes {row.output} like {outputs[row.output]}")
         outputs[row.output] = where
@@ -458,19 +455,18 @@ class Sources:
 
 
 def check_source_roles(rows: list[Row]) -> None:
-    """One role per source across both manifests, the first 21 alerts' included (read_manifest checks the main
-    manifest alone): a package or repository heard in training must not also serve model choice or the reported
-    scores, and an unlabelled recording's source serves training only."""
-    roles: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+    """One role per source, over every manifest read together (the first 21 alerts' included): a package or
+    repository heard in training must not also serve model choice or the reported scores, and an unlabelled
+    recording's source serves training only. The first row of a source fixes its role; a later one is named."""
+    first: dict[tuple[str, str], Row] = {}
     for row in rows:
-        roles[(row.source_type, row.source)].setdefault(row.role, row.line)
-    for row in sorted(rows, key=lambda r: not r.is_unlabelled):  # an unlabelled row's conflict says the most
-        other = {role: line for role, line in roles[(row.source_type, row.source)].items() if role != row.role}
-        if other:
-            role, line = sorted(other.items())[0]
-            why = "an unlabelled recording must come from a source used in training only" if row.is_unlabelled \
-                else "roles are disjoint by source, so every recording of one source takes one role"
-            raise FetchError(f"{row.line}: {row.source} also serves role {role} ({line}); {why}")
+        fixed = first.setdefault((row.source_type, row.source), row)
+        if fixed.role != row.role:
+            why = "roles are disjoint by source, so every recording of one source takes one role"
+            if row.is_unlabelled or fixed.is_unlabelled:
+                why = "roles are disjoint by source, and an unlabelled recording must come from a source used " \
+                      "in training only"
+            raise FetchError(f"{row.line}: {row.source} is already in role {fixed.role} ({fixed.line}); {why}")
 
 
 def write_split_lists(out: Path, rows: list[Row]) -> None:

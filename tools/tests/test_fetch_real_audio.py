@@ -296,17 +296,17 @@ def test_effects_of_a_source_in_another_role_are_refused(world, capsys):
     # ...and across the two manifests (the first 21 alerts' sources keep their roles).
     def row(kind: str, role: str, line: str) -> real.Row:
         return real.Row(kind, "deb", "pkg", "1", f"{kind}.wav", "MIT", "0" * 64, role, 1.0, "n", line)
-    with pytest.raises(real.FetchError, match=r"b:3: pkg also serves role test \(a:2\); an unlabelled recording"):
+    with pytest.raises(real.FetchError, match=r"b:3: pkg is already in role test \(a:2\); .*an unlabelled recording"):
         real.check_source_roles([row("siren", "test", "a:2"), row("effects", "train", "b:3")])
     real.check_source_roles([row("siren", "train", "a:2"), row("effects", "train", "b:3")])
 
 
 def test_a_source_in_two_roles_across_the_manifests_is_refused():
-    # A first-21 alert row (a:2) and a main-manifest row (b:3) of one package: read_manifest alone sees one role
-    # each, so only the joint check can refuse the package being heard in training and scored in test.
+    # A first-21 alert row (a:2) and a main-manifest row (b:3) of one package: each manifest alone holds one role,
+    # so only the check over both together can refuse the package being scored in test and heard in training.
     def row(kind: str, role: str, line: str) -> real.Row:
         return real.Row(kind, "deb", "pkg", "1", f"{kind}.wav", "MIT", "0" * 64, role, 1.0, "n", line)
-    with pytest.raises(real.FetchError, match=r"a:2: pkg also serves role train \(b:3\); roles are disjoint"):
+    with pytest.raises(real.FetchError, match=r"b:3: pkg is already in role test \(a:2\); roles are disjoint"):
         real.check_source_roles([row("siren", "test", "a:2"), row("car_horn", "train", "b:3")])
     real.check_source_roles([row("siren", "test", "a:2"), row("car_horn", "test", "b:3")])
 
