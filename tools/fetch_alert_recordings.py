@@ -54,7 +54,7 @@ from hearalert_corpus import containers
 from hearalert_corpus.pinned import FetchError, download, extract, index_debs
 from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, list_alert_recordings, recording_file_name,
-    split_reference)
+    split_reference, whole_file_bytes)
 
 DEFAULT_MANIFEST = Path(__file__).resolve().parent / "alert_recordings.tsv"
 MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "split", "note")
@@ -183,9 +183,9 @@ def recording_bytes(rec: Recording, data: bytes) -> bytes:
             return excerpt_wav(data, Path(rec.container_path).name, rec.excerpt)
         if rec.member is not None:
             return containers.wav_bytes(containers.read_member(data, rec.container_path, rec.member))
+        return whole_file_bytes(rec.path_inside, data)
     except (RecordingsError, containers.ContainerError) as e:
         raise FetchError(f"{rec.line}: {rec.package} {rec.version}: {e}") from e
-    return data
 
 
 def write_recording(rec: Recording, extracted: bytes, out: Path) -> Path:

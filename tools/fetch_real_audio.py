@@ -100,8 +100,8 @@ from hearalert_corpus.pinned import (
     SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel,
     source_slug)
 from hearalert_corpus.sources import (
-    AUDIO_SUFFIXES, SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range,
-    recording_file_name)
+    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range,
+    has_audio_suffix, recording_file_name, whole_file_bytes)
 
 TOOLS = Path(__file__).resolve().parent
 # Speech has a file of its own only to keep each file small enough to review; the rows are read as one manifest.
@@ -357,9 +357,9 @@ def alert_bytes(row: Row, data: bytes) -> bytes:
     """What to write for an alert: the stored file, or the WAV of its excerpt or container member."""
     if row.legacy is not None:
         return legacy.recording_bytes(row.legacy, data)
-    if row.excerpt is None:
-        return data
     try:
+        if row.excerpt is None:
+            return whole_file_bytes(row.path_inside, data)
         return legacy.excerpt_wav(data, PurePosixPath(row.stored_path).name, row.excerpt)
     except RecordingsError as e:
         raise FetchError(f"{row.line}: {e}") from e
@@ -498,7 +498,7 @@ def remove_stale(out: Path, rows: list[Row], roles: set[str]) -> list[str]:
                 continue
             for path in sorted(folder.rglob("*")):
                 relative = path.relative_to(out).as_posix()
-                if path.is_file() and path.suffix.lower() in AUDIO_SUFFIXES and relative not in written:
+                if path.is_file() and has_audio_suffix(path.name) and relative not in written:
                     path.unlink()
                     stale.append(relative)
     return stale

@@ -32,7 +32,7 @@ import numpy as np
 from . import LABELS, SAMPLE_RATE
 from .mixing import EVENT_GAP, Clip, merge_segments
 from .signals import active_power, samples
-from .sources import AUDIO_SUFFIXES, active_segments, load_audio
+from .sources import active_segments, has_audio_suffix, load_audio
 
 ISOLATED_SNR_DB = 30.0
 MAX_ISOLATED_S = 20.0
@@ -53,7 +53,7 @@ class Recording:
 
 
 def _audio_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES)
+    return sorted(p for p in folder.rglob("*") if p.is_file() and has_audio_suffix(p.name))
 
 
 def list_role(role_dir: Path) -> tuple[list[Recording], list[Recording]]:

@@ -11,6 +11,7 @@ split, an unlisted one keeps the hash. For --alerts-dir the root is the alerts f
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import re
 from dataclasses import dataclass
@@ -86,7 +87,7 @@ def read_split_list(root: str | Path, within: tuple[str, ...] | None = None) -> 
             raise fail(number, f"{path} is listed twice (first on line {first_line[path]})")
         if not (root / path).is_file():
             raise fail(number, f"{path}: no such file in {root}")
-        if PurePosixPath(path).suffix.lower() not in AUDIO_SUFFIXES:
+        if not has_audio_suffix(path):
             raise fail(number, f"{path} is not an audio file ({', '.join(sorted(AUDIO_SUFFIXES))})")
         parts = PurePosixPath(path).parts
         if within is not None and (len(parts) < 2 or parts[0] not in within):
@@ -109,7 +110,7 @@ def list_audio(folder: str | Path | None, split: str, root: str | Path | None = 
         raise RecordingsError(f"{folder}: not a folder")
     root = folder if root is None else Path(root)
     listed = read_split_list(root)
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES)
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and has_audio_suffix(p.name))
     return [p for p in files
             if listed.get(p.relative_to(root).as_posix(), split_of(p.relative_to(folder).as_posix())) == split]
 
@@ -203,7 +204,8 @@ def split_reference(path_inside: str) -> tuple[str, str | None, TimeRange | None
 def recording_file_name(package: str, path_inside: str) -> str:
     """The name a real recording gets under ALERTS_DIR/<label>/ (fetch_alert_recordings.py), which make_corpus
     records as its alerts' kind, `recorded:<name>`: the package keeps names unique and the provenance visible.
-    `<package>__<basename>` for a whole file, `<package>__<container stem>__<member>.wav` for a member of a
+    `<package>__<basename>` for a whole file (`.wav` added to a basename without an audio suffix, whose bytes
+    `whole_file_bytes` makes a WAV), `<package>__<container stem>__<member>.wav` for a member of a
     container (`path.sf2#Sample`, `path.cat#N`), `<package>__<file stem>__t<START>-<END>s.wav` for an excerpt
     (`path#t=START,END`; `…__t<START>s-end.wav` for `#t=START`). A malformed reference is a RecordingsError."""
     path, member, excerpt = split_reference(path_inside)
@@ -211,7 +213,31 @@ def recording_file_name(package: str, path_inside: str) -> str:
         return f"{package}__{containers.file_stem(path, member)}.wav"
     if excerpt is not None:
         return f"{package}__{containers.file_stem(path, excerpt.label)}.wav"
-    return f"{package}__{PurePosixPath(path_inside).name}"
+    name = PurePosixPath(path_inside).name
+    return f"{package}__{name}" if has_audio_suffix(name) else f"{package}__{name}.wav"
+
+
+def has_audio_suffix(path: str) -> bool:
+    return PurePosixPath(path).suffix.lower() in AUDIO_SUFFIXES
+
+
+def whole_file_bytes(path_inside: str, data: bytes) -> bytes:
+    """The bytes a whole stored file is written as under its `recording_file_name`: the file itself, unless it was
+    stored without an audio suffix (a sample library's bare `alarm`). Every reader lists recordings by suffix, so
+    such a file would be fetched and then silently left out of every set; its name gets `.wav`, and its bytes
+    become a WAV: its own when it is one, else its decoded samples as 32-bit float (lossless for PCM up to 24 bits).
+    A file soundfile cannot read is a RecordingsError."""
+    if has_audio_suffix(path_inside):
+        return data
+    try:
+        if sf.info(io.BytesIO(data)).format == "WAV":
+            return data
+        audio, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+    except (RuntimeError, sf.LibsndfileError) as e:
+        raise RecordingsError(f"{path_inside}: soundfile cannot read it ({e})") from e
+    out = io.BytesIO()
+    sf.write(out, audio, rate, format="WAV", subtype="FLOAT")
+    return out.getvalue()
 
 
 def list_alert_recordings(alerts_dir: str | Path, split: str) -> dict[str, list[Path]]:

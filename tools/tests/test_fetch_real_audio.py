@@ -408,3 +408,29 @@ def test_an_ogg_file_with_a_skeleton_track_is_written_without_it(world):
     assert np.array_equal(sf.read(str(whole), dtype="float32")[0], samples)
     excerpt = [p for p in alerts.iterdir() if p != whole]
     assert len(excerpt) == 1 and sf.info(str(excerpt[0])).frames == 16000
+
+
+def test_an_alert_stored_without_an_audio_suffix_is_written_where_the_sets_see_it(world):
+    # A sample library may keep its sounds as bare names (TamTam's `Sounds/alarm`, a WAV): written under that name,
+    # the file was fetched, counted and then left out of every set, since the sets list recordings by suffix.
+    from hearalert_corpus.real_sets import list_role
+
+    wav, ogg = audio(1000, 1.0, 16000), audio(600, 2.0, 44100, fmt="OGG")
+    commit = mirrored_repository(world["tmp"] / "library", {"Sounds/alarm": wav, "Sounds/horn": ogg},
+                                 world["mirror"] / "someone+library")
+    table = [["alarm_clock", "git", "someone/library", commit, "Sounds/alarm", "GPL-2.0-or-later", sha(wav), "test",
+              "1.0", "a WAV without a suffix"],
+             ["car_horn", "git", "someone/library", commit, "Sounds/horn", "GPL-2.0-or-later", sha(ogg), "test",
+              "2.0", "an Ogg Vorbis file without a suffix"],
+             *[r for r in rows(world["commit"]) if r[7] == "test" and not r[0].startswith("smoke")]]
+    assert run(world, write(world["tmp"] / "m.tsv", table)) == 0
+    role = world["tmp"] / "out/test"
+    alarm = role / "alerts/alarm_clock/someone+library__alarm.wav"
+    horn = role / "alerts/car_horn/someone+library__horn.wav"
+    assert alarm.read_bytes() == wav  # already a WAV: the stored bytes
+    decoded, rate = sf.read(io.BytesIO(ogg), dtype="float32")
+    written, written_rate = sf.read(str(horn), dtype="float32")
+    assert (sf.info(str(horn)).format, written_rate) == ("WAV", rate) and np.array_equal(written, decoded)
+    _, alerts = list_role(role)
+    assert sorted(a.relative for a in alerts) == ["alerts/alarm_clock/someone+library__alarm.wav",
+                                                   "alerts/car_horn/someone+library__horn.wav"]
