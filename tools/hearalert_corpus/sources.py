@@ -218,6 +218,7 @@ def recording_file_name(package: str, path_inside: str) -> str:
 
 
 def has_audio_suffix(path: str) -> bool:
+    """Whether `path` ends in one of AUDIO_SUFFIXES: what every listing of recordings takes for audio."""
     return PurePosixPath(path).suffix.lower() in AUDIO_SUFFIXES
 
 
