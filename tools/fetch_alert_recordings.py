@@ -44,7 +44,7 @@ import io
 import sys
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import soundfile as sf
@@ -53,8 +53,8 @@ from hearalert_corpus import LABELS, SPLITS
 from hearalert_corpus import containers
 from hearalert_corpus.pinned import FetchError, download, extract, index_debs
 from hearalert_corpus.sources import (
-    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, list_alert_recordings, recording_file_name,
-    split_reference, whole_file_bytes)
+    SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, has_audio_suffix, list_alert_recordings,
+    recording_file_name, split_reference)
 
 DEFAULT_MANIFEST = Path(__file__).resolve().parent / "alert_recordings.tsv"
 MANIFEST_COLUMNS = ("label", "package", "version", "path_inside", "licence", "sha256", "split", "note")
@@ -173,6 +173,26 @@ def excerpt_wav(data: bytes, name: str, excerpt: TimeRange) -> bytes:
         return containers.wav_bytes(member)
     except containers.ContainerError as e:  # its message names the member, `name`
         raise RecordingsError(str(e)) from e
+
+
+WHOLE_RECORDING = TimeRange("0", None)
+
+
+def whole_file_bytes(path_inside: str, data: bytes) -> bytes:
+    """The bytes a whole stored file is written as under its `recording_file_name`: the file itself, unless it was
+    stored without an audio suffix (a sample library's bare `alarm`). Every reader lists recordings by suffix, so
+    such a file would be fetched and then silently left out of every set; its name gets `.wav`, and its bytes
+    become a WAV: its own when it is one, else the whole recording as `excerpt_wav` writes an excerpt. A file
+    soundfile cannot read is a RecordingsError."""
+    if has_audio_suffix(path_inside):
+        return data
+    name = PurePosixPath(path_inside).name
+    try:
+        if sf.info(io.BytesIO(data)).format == "WAV":
+            return data
+    except RuntimeError as e:  # soundfile's LibsndfileError
+        raise RecordingsError(f"{path_inside}: soundfile cannot read it ({e})") from e
+    return excerpt_wav(data, name, WHOLE_RECORDING)
 
 
 def recording_bytes(rec: Recording, data: bytes) -> bytes:

@@ -101,7 +101,7 @@ from hearalert_corpus.pinned import (
     source_slug)
 from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range,
-    has_audio_suffix, recording_file_name, whole_file_bytes)
+    has_audio_suffix, recording_file_name)
 
 TOOLS = Path(__file__).resolve().parent
 # Speech has a file of its own only to keep each file small enough to review; the rows are read as one manifest.
@@ -359,7 +359,7 @@ def alert_bytes(row: Row, data: bytes) -> bytes:
         return legacy.recording_bytes(row.legacy, data)
     try:
         if row.excerpt is None:
-            return whole_file_bytes(row.path_inside, data)
+            return legacy.whole_file_bytes(row.path_inside, data)
         return legacy.excerpt_wav(data, PurePosixPath(row.stored_path).name, row.excerpt)
     except RecordingsError as e:
         raise FetchError(f"{row.line}: {e}") from e

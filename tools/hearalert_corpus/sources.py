@@ -11,7 +11,6 @@ split, an unlisted one keeps the hash. For --alerts-dir the root is the alerts f
 from __future__ import annotations
 
 import hashlib
-import io
 import math
 import re
 from dataclasses import dataclass
@@ -205,7 +204,7 @@ def recording_file_name(package: str, path_inside: str) -> str:
     """The name a real recording gets under ALERTS_DIR/<label>/ (fetch_alert_recordings.py), which make_corpus
     records as its alerts' kind, `recorded:<name>`: the package keeps names unique and the provenance visible.
     `<package>__<basename>` for a whole file (`.wav` added to a basename without an audio suffix, whose bytes
-    `whole_file_bytes` makes a WAV), `<package>__<container stem>__<member>.wav` for a member of a
+    fetch_alert_recordings.whole_file_bytes makes a WAV), `<package>__<container stem>__<member>.wav` for a member of a
     container (`path.sf2#Sample`, `path.cat#N`), `<package>__<file stem>__t<START>-<END>s.wav` for an excerpt
     (`path#t=START,END`; `…__t<START>s-end.wav` for `#t=START`). A malformed reference is a RecordingsError."""
     path, member, excerpt = split_reference(path_inside)
@@ -221,24 +220,6 @@ def has_audio_suffix(path: str) -> bool:
     """Whether `path` ends in one of AUDIO_SUFFIXES: what every listing of recordings takes for audio."""
     return PurePosixPath(path).suffix.lower() in AUDIO_SUFFIXES
 
-
-def whole_file_bytes(path_inside: str, data: bytes) -> bytes:
-    """The bytes a whole stored file is written as under its `recording_file_name`: the file itself, unless it was
-    stored without an audio suffix (a sample library's bare `alarm`). Every reader lists recordings by suffix, so
-    such a file would be fetched and then silently left out of every set; its name gets `.wav`, and its bytes
-    become a WAV: its own when it is one, else its decoded samples as 32-bit float (lossless for PCM up to 24 bits).
-    A file soundfile cannot read is a RecordingsError."""
-    if has_audio_suffix(path_inside):
-        return data
-    try:
-        if sf.info(io.BytesIO(data)).format == "WAV":
-            return data
-        audio, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
-    except (RuntimeError, sf.LibsndfileError) as e:
-        raise RecordingsError(f"{path_inside}: soundfile cannot read it ({e})") from e
-    out = io.BytesIO()
-    sf.write(out, audio, rate, format="WAV", subtype="FLOAT")
-    return out.getvalue()
 
 
 def list_alert_recordings(alerts_dir: str | Path, split: str) -> dict[str, list[Path]]:

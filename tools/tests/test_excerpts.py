@@ -254,17 +254,16 @@ def test_an_end_past_the_file_names_its_manifest_line_once_the_file_is_read(tmp_
 
 
 def test_a_file_without_an_audio_suffix_is_named_and_written_as_a_wav() -> None:
-    from hearalert_corpus.sources import whole_file_bytes
-
     assert recording_file_name("pkg", "Sounds/alarm") == "pkg__alarm.wav"
     assert recording_file_name("pkg", "Sounds/alarm.OGG") == "pkg__alarm.OGG"
     tone = (0.25 * np.sin(2 * np.pi * 500 * np.arange(8000) / 8000)).astype(np.float32)
     flac = io.BytesIO()
     sf.write(flac, tone, 8000, format="FLAC", subtype="PCM_16")
-    written = whole_file_bytes("Sounds/alarm", flac.getvalue())
+    written = fetcher.whole_file_bytes("Sounds/alarm", flac.getvalue())
     decoded, rate = sf.read(io.BytesIO(written), dtype="float32")
     assert (sf.info(io.BytesIO(written)).format, rate) == ("WAV", 8000)
     np.testing.assert_array_equal(decoded, sf.read(io.BytesIO(flac.getvalue()), dtype="float32")[0])
-    assert whole_file_bytes("Sounds/alarm.flac", b"anything") == b"anything"  # named by its suffix: kept as stored
+    # Named by its suffix: kept as stored.
+    assert fetcher.whole_file_bytes("Sounds/alarm.flac", b"anything") == b"anything"
     with pytest.raises(RecordingsError, match="Sounds/alarm: soundfile cannot read it"):
-        whole_file_bytes("Sounds/alarm", b"not audio")
+        fetcher.whole_file_bytes("Sounds/alarm", b"not audio")
