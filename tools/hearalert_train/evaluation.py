@@ -246,16 +246,13 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
     development alerts of a label, lowering its threshold to find one or two more of them is a bet the set cannot
     check, and on the real test set such a lowered phone threshold (0.9 against a shared 0.98) raised 14 false
     alarms in 3.8 h that the development set never showed (models/EXPERIMENTS.md, 2026-11-26)."""
+    counted = bool(fa_weight) or fa_budget is not None
+
     def objective_of(dets, thresholds, settings) -> tuple[float, dict]:
         f1 = event_f1(corpus, dets, labels)
         lat = [v for vs in onset_latencies(corpus, dets).values() for v in vs]
-        median = float(np.median(lat)) if lat else 1.0
-        counted = fa_weight or fa_budget is not None
         fa = false_alarm_rate(corpus, dets, fa_audio, labels, thresholds, settings) if counted else 0.0
-        over_budget = max(0.0, fa - fa_budget) if fa_budget is not None else 0.0
-        return (f1["macro_f1_present"] - LATENCY_PENALTY * max(0.0, median - LATENCY_TARGET) - fa_weight * fa
-                - FA_BUDGET_PENALTY * over_budget,
-                {"macro_f1": f1["macro_f1"], "median_latency": median, "false_alarms_per_hour": fa})
+        return _objective(f1["macro_f1_present"], f1["macro_f1"], lat, fa, fa_weight, fa_budget)
 
     best = None
     for s, m, d, lag, rise, off, back in itertools.product(grid_smoothing, grid_merge, grid_min, grid_lag,
@@ -271,34 +268,93 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
             if best is None or objective > best[0]:
                 best = (objective, thresholds, settings, summary)
     if per_label:
-        present = {event.label for f in corpus.files for event in corpus.events_of(f.filename)}
-        movable = [index for index, label in enumerate(labels) if label in present]
+        table = _LabelTable(corpus, predictions, labels, grid_thresholds, best[2], fa_audio if counted else None,
+                            counted, fa_weight, fa_budget)
         floor = best[1][0] if raise_only else None
-        best = _per_label_ascent(best, predictions, labels, movable, grid_thresholds, objective_of, floor)
+        best = _per_label_ascent(best, table, table.present, grid_thresholds, floor)
     return best[1], best[2], best[3]
 
 
-def _per_label_ascent(best, predictions, labels, movable, grid_thresholds, objective_of, floor=None):
+def _objective(macro_f1_present: float, macro_f1: float, latencies: list[float], fa: float, fa_weight: float,
+               fa_budget: float | None) -> tuple[float, dict]:
+    """`tune`'s objective (see there) from its parts, and the summary it reports."""
+    median = float(np.median(latencies)) if latencies else 1.0
+    over_budget = max(0.0, fa - fa_budget) if fa_budget is not None else 0.0
+    return (macro_f1_present - LATENCY_PENALTY * max(0.0, median - LATENCY_TARGET) - fa_weight * fa
+            - FA_BUDGET_PENALTY * over_budget,
+            {"macro_f1": macro_f1, "median_latency": median, "false_alarms_per_hour": fa})
+
+
+class _LabelTable:
+    """What each label scores alone at each grid threshold, tracker settings fixed, so that the objective of any
+    vector of per-label thresholds is a lookup instead of a tracker and sed_eval run over the whole corpus.
+
+    Exact, not an approximation: the tracker follows each label on its own, sed_eval's class-wise counts match a
+    label's detections only against that label's reference events, a false alarm belongs to one label, and
+    onset latencies pair an event only with detections of its label. So a vector's macro F1 is the mean of its
+    labels' rows, its false alarms their sum, its latencies their union. One pass over the corpus per grid
+    threshold (all labels at once) then replaces one per candidate vector of the ascent."""
+
+    def __init__(self, corpus: Corpus, predictions: list[ClipPrediction], labels: list[str], grid_thresholds,
+                 settings: TrackerSettings, fa_audio: tuple[Corpus, list[ClipPrediction]] | None, counted: bool,
+                 fa_weight: float, fa_budget: float | None):
+        self.counted, self.fa_weight, self.fa_budget = counted, fa_weight, fa_budget
+        present = {event.label for f in corpus.files for event in corpus.events_of(f.filename)}
+        # The labels with events in the corpus, by index: the ones the ascent may move.
+        self.present = [k for k, label in enumerate(labels) if label in present]
+        free = [f for f in corpus.files if not corpus.events_of(f.filename)]
+        extra_free = [] if fa_audio is None else [f for f in fa_audio[0].files
+                                                  if not fa_audio[0].events_of(f.filename)]
+        self.hours = sum(f.duration for f in free + extra_free) / 3600
+        self.rows: dict[tuple[int, float], tuple[float, int, list[float]]] = {}
+        for t in grid_thresholds:
+            thresholds = [t] * len(labels)
+            dets = detect(predictions, labels, thresholds, settings)
+            class_f1 = event_f1(corpus, dets, labels)["class_f1"]
+            latencies = onset_latencies(corpus, dets)
+            alarms = [d.label for f in free for d in dets.get(f.filename, [])]
+            if fa_audio is not None:
+                extra = detect(fa_audio[1], labels, thresholds, settings)
+                alarms += [d.label for f in extra_free for d in extra.get(f.filename, [])]
+            for k, label in enumerate(labels):
+                self.rows[(k, t)] = (class_f1[label], alarms.count(label), latencies.get(label, []))
+
+    def objective(self, thresholds: list[float]) -> tuple[float, dict]:
+        rows = [self.rows[(k, t)] for k, t in enumerate(thresholds)]
+        f1s = [row[0] for row in rows]
+        present = [0.0 if np.isnan(f1s[k]) else f1s[k] for k in self.present]
+        defined = [v for v in f1s if not np.isnan(v)]
+        latencies = [v for row in rows for v in row[2]]
+        fa = 0.0
+        if self.counted:
+            count = sum(row[1] for row in rows)
+            fa = count / self.hours if self.hours > 0 else float("nan")
+        return _objective(float(np.mean(present)) if present else 0.0,
+                          float(np.mean(defined)) if defined else 0.0, latencies, fa, self.fa_weight,
+                          self.fa_budget)
+
+
+def _per_label_ascent(best, table: _LabelTable, movable, grid_thresholds, floor=None):
     """Coordinate ascent on the thresholds of `best` (objective, thresholds, settings, summary), settings fixed:
-    each label's threshold in turn takes the grid value that most improves the objective, until a round over
-    every label changes nothing (at most len(labels) rounds, each len(labels) x len(grid) tracker runs).
+    each label's threshold in turn takes the grid value that most improves the objective (looked up in `table`),
+    until a round over every label changes nothing (at most len(labels) rounds).
 
     Only the labels at `movable` move: those with events in the development corpus. A label without any can
     only trade its threshold against false alarms, never against what it finds, so the ascent would raise it to
     the top of the grid however well it detects; the real development set once held no smoke alarm, and the
     ascent silenced smoke alarms to save a fraction of a false alarm an hour. Such a label keeps the shared
     threshold. No threshold goes below `floor` when one is given."""
-    objective, thresholds, settings, summary = best
+    _, thresholds, settings, _ = best
     thresholds = list(thresholds)
-    for _ in range(len(labels)):
+    objective, summary = table.objective(thresholds)
+    for _ in range(len(thresholds)):
         changed = False
         for index in movable:
             for t in grid_thresholds:
                 if t == thresholds[index] or (floor is not None and t < floor):
                     continue
                 candidate = thresholds[:index] + [t] + thresholds[index + 1:]
-                value, candidate_summary = objective_of(detect(predictions, labels, candidate, settings), candidate,
-                                                        settings)
+                value, candidate_summary = table.objective(candidate)
                 if value > objective + 1e-12:
                     objective, thresholds, summary, changed = value, candidate, candidate_summary, True
         if not changed:

@@ -495,6 +495,37 @@ def test_per_label_thresholds_move_only_where_the_budget_allows():
     assert thresholds == [0.8, 0.8] and summary["false_alarms_per_hour"] == 0.0
 
 
+def test_the_label_table_scores_a_threshold_vector_as_a_run_over_the_whole_corpus_does():
+    # The per-label ascent looks thresholds up per label instead of running the tracker and sed_eval over the
+    # corpus for each candidate; every vector on the grid, with a separate alert-free corpus pooled in, must
+    # score what the direct run scores (macro F1 over present labels, a silenced present label as 0).
+    import itertools
+
+    from hearalert_train.evaluation import (LATENCY_PENALTY, LATENCY_TARGET, _LabelTable, detect, event_f1,
+                                            false_alarm_rate, onset_latencies)
+    from hearalert_train.tracker import TrackerSettings
+
+    corpus, preds = _three_b_alerts_and_a_blip()
+    free, free_preds = _toy_corpus({"g1.wav": []}), _toy_predictions({"g1.wav": (TOY_SILENT, _toy_blip(0.6))})
+    settings = TrackerSettings(smoothing_frames=1, merge_gap=1.0, onset_lag=0.05)
+    grid = (0.4, 0.5, 0.8, 0.95)
+    table = _LabelTable(corpus, preds, ["a", "b"], grid, settings, (free, free_preds), True, 0.001, 100.0)
+    for vector in itertools.product(grid, grid):
+        dets = detect(preds, ["a", "b"], list(vector), settings)
+        f1 = event_f1(corpus, dets, ["a", "b"])
+        present = [0.0 if np.isnan(f1["class_f1"][k]) else f1["class_f1"][k] for k in ("a", "b")]
+        lat = [v for vs in onset_latencies(corpus, dets).values() for v in vs]
+        median = float(np.median(lat)) if lat else 1.0
+        fa = false_alarm_rate(corpus, dets, (free, free_preds), ["a", "b"], list(vector), settings)
+        expected = (np.mean(present) - LATENCY_PENALTY * max(0.0, median - LATENCY_TARGET) - 0.001 * fa
+                    - 100.0 * max(0.0, fa - 100.0))
+        objective, summary = table.objective(list(vector))
+        assert objective == pytest.approx(expected), vector
+        assert summary["false_alarms_per_hour"] == pytest.approx(fa), vector
+        assert summary["median_latency"] == pytest.approx(median), vector
+    assert len({table.objective(list(v))[0] for v in itertools.product(grid, grid)}) > 2  # the grid tells apart
+
+
 def test_raise_only_keeps_every_label_at_or_above_the_shared_threshold():
     # The case above: per label, "b" would fall from the shared 0.8 to 0.4 to find its three alerts; raise-only
     # keeps it at 0.8, and a label may still rise: with a shared 0.4 (no budget), "a" goes up to 0.8 to drop the
