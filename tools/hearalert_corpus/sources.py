@@ -221,7 +221,6 @@ def has_audio_suffix(path: str) -> bool:
     return PurePosixPath(path).suffix.lower() in AUDIO_SUFFIXES
 
 
-
 def list_alert_recordings(alerts_dir: str | Path, split: str) -> dict[str, list[Path]]:
     """Per label, the recordings of `split` in ALERTS_DIR/<label>/ (none for a label without a folder).
 

@@ -246,7 +246,7 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
     development alerts of a label, lowering its threshold to find one or two more of them is a bet the set cannot
     check, and on the real test set such a lowered phone threshold (0.9 against a shared 0.98) raised 14 false
     alarms in 3.8 h that the development set never showed (models/EXPERIMENTS.md, 2026-11-26)."""
-    counted = bool(fa_weight) or fa_budget is not None
+    counted = _counts_false_alarms(fa_weight, fa_budget)
 
     def objective_of(dets, thresholds, settings) -> tuple[float, dict]:
         f1 = event_f1(corpus, dets, labels)
@@ -268,11 +268,15 @@ def tune(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
             if best is None or objective > best[0]:
                 best = (objective, thresholds, settings, summary)
     if per_label:
-        table = _LabelTable(corpus, predictions, labels, grid_thresholds, best[2], fa_audio if counted else None,
-                            counted, fa_weight, fa_budget)
+        table = _LabelTable(corpus, predictions, labels, grid_thresholds, best[2], fa_audio, fa_weight, fa_budget)
         floor = best[1][0] if raise_only else None
         best = _per_label_ascent(best, table, table.present, grid_thresholds, floor)
     return best[1], best[2], best[3]
+
+
+def _counts_false_alarms(fa_weight: float, fa_budget: float | None) -> bool:
+    """Whether `tune`'s objective counts false alarms at all: only with a weight or a budget for them."""
+    return bool(fa_weight) or fa_budget is not None
 
 
 def _objective(macro_f1_present: float, macro_f1: float, latencies: list[float], fa: float, fa_weight: float,
@@ -296,9 +300,11 @@ class _LabelTable:
     threshold (all labels at once) then replaces one per candidate vector of the ascent."""
 
     def __init__(self, corpus: Corpus, predictions: list[ClipPrediction], labels: list[str], grid_thresholds,
-                 settings: TrackerSettings, fa_audio: tuple[Corpus, list[ClipPrediction]] | None, counted: bool,
+                 settings: TrackerSettings, fa_audio: tuple[Corpus, list[ClipPrediction]] | None,
                  fa_weight: float, fa_budget: float | None):
-        self.counted, self.fa_weight, self.fa_budget = counted, fa_weight, fa_budget
+        self.counted, self.fa_weight, self.fa_budget = _counts_false_alarms(fa_weight, fa_budget), fa_weight, fa_budget
+        if not self.counted:
+            fa_audio = None  # its alarms would not count
         present = {event.label for f in corpus.files for event in corpus.events_of(f.filename)}
         # The labels with events in the corpus, by index: the ones the ascent may move.
         self.present = [k for k, label in enumerate(labels) if label in present]

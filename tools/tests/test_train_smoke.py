@@ -509,7 +509,7 @@ def test_the_label_table_scores_a_threshold_vector_as_a_run_over_the_whole_corpu
     free, free_preds = _toy_corpus({"g1.wav": []}), _toy_predictions({"g1.wav": (TOY_SILENT, _toy_blip(0.6))})
     settings = TrackerSettings(smoothing_frames=1, merge_gap=1.0, onset_lag=0.05)
     grid = (0.4, 0.5, 0.8, 0.95)
-    table = _LabelTable(corpus, preds, ["a", "b"], grid, settings, (free, free_preds), True, 0.001, 100.0)
+    table = _LabelTable(corpus, preds, ["a", "b"], grid, settings, (free, free_preds), 0.001, 100.0)
     for vector in itertools.product(grid, grid):
         dets = detect(preds, ["a", "b"], list(vector), settings)
         f1 = event_f1(corpus, dets, ["a", "b"])
