@@ -137,13 +137,21 @@ def false_alarm_rate(corpus: Corpus, detections: dict[str, list[Detection]],
     return count / hours if hours > 0 else float("nan")
 
 
+def false_alarms_by_label(corpus: Corpus, detections: dict[str, list[Detection]],
+                          labels: list[str]) -> tuple[dict[str, int], float]:
+    """Per label, the detections on `corpus`'s alert-free files (every one false: which alert the model thought it
+    heard), and those files' hours."""
+    free = [f for f in corpus.files if not corpus.events_of(f.filename)]
+    by_label = {label: sum(d.label == label for f in free for d in detections.get(f.filename, [])) for label in labels}
+    return by_label, sum(f.duration for f in free) / 3600
+
+
 def false_alarm_report(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str],
                        thresholds: list[float], settings: TrackerSettings) -> dict:
     """False alarms on a corpus's alert-free files, in all and per label (which alert the model thought it heard)."""
     dets = detect(predictions, labels, thresholds, settings)
     rate, count, hours = false_alarms_per_hour(corpus, dets)
-    free = {f.filename for f in corpus.files if not corpus.events_of(f.filename)}
-    by_label = {label: sum(d.label == label for name in free for d in dets.get(name, [])) for label in labels}
+    by_label, _ = false_alarms_by_label(corpus, dets, labels)
     return {"per_hour": round(rate, 3), "count": count, "alert_free_hours": round(hours, 3), "by_label": by_label}
 
 
@@ -308,22 +316,21 @@ class _LabelTable:
         present = {event.label for f in corpus.files for event in corpus.events_of(f.filename)}
         # The labels with events in the corpus, by index: the ones the ascent may move.
         self.present = [k for k, label in enumerate(labels) if label in present]
-        free = [f for f in corpus.files if not corpus.events_of(f.filename)]
-        extra_free = [] if fa_audio is None else [f for f in fa_audio[0].files
-                                                  if not fa_audio[0].events_of(f.filename)]
-        self.hours = sum(f.duration for f in free + extra_free) / 3600
+        self.hours = 0.0
         self.rows: dict[tuple[int, float], tuple[float, int, list[float]]] = {}
         for t in grid_thresholds:
             thresholds = [t] * len(labels)
             dets = detect(predictions, labels, thresholds, settings)
             class_f1 = event_f1(corpus, dets, labels)["class_f1"]
             latencies = onset_latencies(corpus, dets)
-            alarms = [d.label for f in free for d in dets.get(f.filename, [])]
+            alarms, self.hours = false_alarms_by_label(corpus, dets, labels)
             if fa_audio is not None:
-                extra = detect(fa_audio[1], labels, thresholds, settings)
-                alarms += [d.label for f in extra_free for d in extra.get(f.filename, [])]
+                extra, extra_hours = false_alarms_by_label(
+                    fa_audio[0], detect(fa_audio[1], labels, thresholds, settings), labels)
+                alarms = {label: alarms[label] + extra[label] for label in labels}
+                self.hours += extra_hours
             for k, label in enumerate(labels):
-                self.rows[(k, t)] = (class_f1[label], alarms.count(label), latencies.get(label, []))
+                self.rows[(k, t)] = (class_f1[label], alarms[label], latencies.get(label, []))
 
     def objective(self, thresholds: list[float]) -> tuple[float, dict]:
         rows = [self.rows[(k, t)] for k, t in enumerate(thresholds)]
