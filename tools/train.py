@@ -27,7 +27,8 @@ Distillation (--distill CORPUS, repeatable): real recordings without labels, mos
 learns the YAMNet teacher's six label scores (tools/yamnet.py) as soft targets, aligned to its own window ends; a
 --distill-fraction of every batch comes from them, and a share of those from windows the student fired on while
 the teacher did not (mined at every validation run). --select-fa-weight makes early stopping count false alarms on
-validation's alert-free files, so a real development set chooses the checkpoint that is quiet on real sound. A set
+validation's alert-free files, so a real development set chooses the checkpoint that is quiet on real sound;
+--select-fa-target scores each checkpoint at the threshold a false-alarm budget puts it at instead. A set
 marked unlabelled in corpus.json (make_real_set.py --kinds effects: sound effects, alert-like or not, that no one
 labelled) is taken as --distill only: as --train, --val, --test or --fa-corpus its event-free files would count as
 alert-free, so those refuse it.
@@ -59,8 +60,9 @@ import hearalert_corpus
 from hearalert_train.averaging import weight_average
 from hearalert_train.data import Geometry, WindowSampler, load_features
 from hearalert_train.distill import DistillSampler, teacher_scores
-from hearalert_train.evaluation import (detect, event_f1, false_alarm_report, false_alarms_per_hour,
-                                        choose_settings, format_report, full_report, predict)
+from hearalert_train.evaluation import (confident_budget, detect, event_f1, false_alarm_report,
+                                        false_alarms_per_hour, choose_settings, format_report, full_report,
+                                        operating_point, predict)
 from hearalert_train.tracker import TrackerSettings
 from hearalert_train import warm_start
 
@@ -116,10 +118,14 @@ def build_model(frames: int, bins: int, n_labels: int,
 
 
 def evaluate_default(model, corpus, spec, geometry, onset_lag: float | None,
-                     fa_weight: float = 0.0) -> tuple[float, list, float]:
+                     fa_weight: float = 0.0, fa_budget: float | None = None) -> tuple[float, list, float]:
     """Validation macro onset F1 of the network as it stands, minus `fa_weight` per false alarm per hour on
-    validation's alert-free files; the predictions it was computed from; and that false-alarm rate."""
+    validation's alert-free files; the predictions it was computed from; and that false-alarm rate. With
+    `fa_budget`, the figure at the operating point instead (evaluation.operating_point) and the rate there."""
     preds = predict(model, corpus, spec, geometry)
+    if fa_budget is not None:
+        figure, _, fa = operating_point(corpus, preds, LABELS, fa_budget, onset_lag)
+        return figure, preds, fa
     # Raw decisions, lightly merged: early stopping compares checkpoints, not tracker settings (tuned afterwards).
     untuned = TrackerSettings(smoothing_frames=1, min_duration=0.0, merge_gap=0.5, onset_lag=onset_lag)
     dets = detect(preds, LABELS, [0.5] * len(LABELS), untuned)
@@ -242,6 +248,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="early stopping: macro F1 given up per false alarm per hour on validation's alert-free "
                         "files at threshold 0.5 (default 0: F1 alone). With a real development set as --val, "
                         "0.002 makes 100 false alarms an hour cost 0.2 F1")
+    p.add_argument("--select-fa-target", type=number_in(0.0), metavar="PER_HOUR",
+                   help="early stopping at the operating point: macro onset F1 at the best shared threshold whose "
+                        "false alarms on validation's alert-free files keep PER_HOUR with 95 %% confidence (as "
+                        "retune.py --fa-target), the recipe's tracker. Tuned real-world thresholds sit at "
+                        "0.97-0.99, far from the 0.5 --select-fa-weight scores at. Replaces --select-fa-weight")
     p.add_argument("--batch", type=int, default=96, help="windows per training step")
     p.add_argument("--steps", type=int, default=4000, help="maximum training steps")
     p.add_argument("--minutes", type=float, default=12.0, help="stop training after this wall time")
@@ -272,6 +283,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--teacher-positive-fraction draws distillation windows: it needs --distill")
     if args.teacher_classes_weight and not args.distill:
         p.error("--teacher-classes-weight is learned on distillation windows: it needs --distill")
+    if args.select_fa_target is not None and args.select_fa_weight:
+        p.error("--select-fa-target and --select-fa-weight are two early-stopping figures: give one")
     if args.fit_sample < 0:
         p.error(f"--fit-sample must be 0 (off) or a number of training clips, got {args.fit_sample}")
     if not 0 <= args.start_padding < args.frames:
@@ -314,6 +327,15 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
             all(val_corpus.events_of(f.filename) for f in val_corpus.files):
         raise SystemExit(f"error: {val_corpus.root}: --fa-budget needs alert-free audio to count false alarms on, "
                          f"and the validation split holds no alert-free file; pass --fa-corpus")
+    select_budget = None
+    if args.select_fa_target is not None:
+        val_free_hours = false_alarms_per_hour(val_corpus, {})[2]
+        try:
+            select_budget = confident_budget(args.select_fa_target, val_free_hours)
+        except ValueError as error:
+            raise SystemExit(f"error: --select-fa-target: {error}") from None
+        print(f"early stopping at the operating point: {select_budget:.3f} false alarms/h on {val_free_hours:.2f} h "
+              f"of validation's alert-free audio keeps {args.select_fa_target:g}/h with 95 % confidence", flush=True)
     for c in (*train_corpora, val_corpus) + ((test_corpus,) if test_corpus else ()):
         missing = [label for label in LABELS if label not in c.labels]
         if missing:
@@ -422,7 +444,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
         if step % args.eval_every == 0 or step == args.steps:
             f1, preds, fa = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag,
-                                             args.select_fa_weight)
+                                             args.select_fa_weight, select_budget)
             last_scored = (step, preds)
             improved = f1 > best[0]
             if improved:
@@ -430,14 +452,17 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
             else:
                 stale += 1
             mined = f", {distill.mine(scored)} hard negatives mined" if distill else ""
-            what = "F1 minus false alarms" if args.select_fa_weight else "macro onset F1"
+            what = ("F1 at the operating point" if select_budget is not None else
+                    "F1 minus false alarms" if args.select_fa_weight else "macro onset F1")
+            where = "at the operating point" if select_budget is not None else "at 0.5"
             print(f"step {step}: loss {running:.4f}, val {what} {f1:.3f}{' *' if improved else ''} "
-                  f"(false alarms at 0.5: {fa:.1f}/h{mined}; {time.time() - t0:.0f} s)", flush=True)
+                  f"(false alarms {where}: {fa:.1f}/h{mined}; {time.time() - t0:.0f} s)", flush=True)
             if stale >= args.patience:
                 print("early stop: validation F1 stopped improving", flush=True)
                 break
     if best[1] is None or (step % args.eval_every != 0 and step != args.steps):
-        f1, preds, _ = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag, args.select_fa_weight)
+        f1, preds, _ = evaluate_default(scored, val_corpus, spec, geometry, args.onset_lag, args.select_fa_weight,
+                                        select_budget)
         last_scored = (step, preds)
         if f1 > best[0]:
             best = (f1, copy.deepcopy(scored.state_dict()), step)
@@ -493,7 +518,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                "teacher_classes_weight": args.teacher_classes_weight,
                "real_positive_fraction": args.real_positive_fraction,
                "teacher_positive_fraction": args.teacher_positive_fraction,
-               "select_fa_weight": args.select_fa_weight, "init": str(args.init) if args.init else None,
+               "select_fa_weight": args.select_fa_weight, "select_fa_target": args.select_fa_target,
+               "init": str(args.init) if args.init else None,
                "lr": args.lr,
                "train_seconds": round(time.time() - t0, 1)}
     scored = [("val", val_corpus.root, val_corpus, val_preds)]  # report key, heading, corpus, predictions

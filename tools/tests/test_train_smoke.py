@@ -555,6 +555,51 @@ def test_a_label_without_development_events_keeps_the_shared_threshold():
     assert summary["macro_f1"] == pytest.approx(1.0) and summary["false_alarms_per_hour"] == pytest.approx(2 / (12 / 3600))  # f1, f3
 
 
+def test_the_operating_point_scores_a_network_where_the_budget_puts_its_threshold():
+    # Two networks score the same alert-free file's 0.96 blip; X scores both alerts 1.0, Y only 0.95. At 0.5 both
+    # find everything and take the blip (macro F1 (2/3 + 1)/2 each). Under a 100-per-hour budget the blip (600 per
+    # hour) forces the threshold above 0.96, to 0.97: X still finds both alerts (F1 1, no false alarm), Y finds none.
+    from hearalert_train.evaluation import (LATENCY_PENALTY, LATENCY_TARGET, detect, event_f1, operating_point)
+
+    corpus = _toy_corpus({"f1.wav": _toy_event("a", 1.0), "f2.wav": _toy_event("b", 2.0), "f3.wav": []})
+    x, y = ({"f1.wav": (_toy_alert(1.0, peak), TOY_SILENT), "f2.wav": (TOY_SILENT, _toy_alert(2.0, peak)),
+             "f3.wav": (_toy_blip(0.96), TOY_SILENT)} for peak in (1.0, 0.95))
+    plain = TrackerSettings(smoothing_frames=1, min_duration=0.0, merge_gap=0.5, onset_lag=0.0)
+    for scores in (x, y):
+        dets = detect(_toy_predictions(scores), ["a", "b"], [0.5, 0.5], plain)
+        assert event_f1(corpus, dets, ["a", "b"])["macro_f1_present"] == pytest.approx((2 / 3 + 1) / 2)
+    assert operating_point(corpus, _toy_predictions(x), ["a", "b"], 100.0, 0.0) == (pytest.approx(1.0), 0.97, 0.0)
+    figure, threshold, fa = operating_point(corpus, _toy_predictions(y), ["a", "b"], 100.0, 0.0)
+    # Nothing found: F1 0, and no onset latency to meet the target with (taken as 1 s).
+    assert threshold >= 0.97 and fa == 0.0
+    assert figure == pytest.approx(-LATENCY_PENALTY * (1.0 - LATENCY_TARGET))
+
+
+def test_early_stopping_at_the_operating_point(tmp_path, capsys):
+    # The tiny validation split's alert-free seconds can only show a large rate with confidence: 2 per hour stops
+    # before any feature is computed, in one line; 5,000 per hour trains, and every validation run reports the
+    # figure at the operating point.
+    make_tiny_corpora(tmp_path, train_files=4, workers=1)
+    common = ["--train", str(tmp_path / "train"), "--val", str(tmp_path / "val"), "--steps", "4",
+              "--eval-every", "2", "--batch", "8", "--no-tune", "--cache", str(tmp_path / "cache")]
+    with pytest.raises(SystemExit) as stop:
+        train.train(train.parse_args(common + ["--out", str(tmp_path / "a.safetensors"), "--select-fa-target", "2"]))
+    assert str(stop.value.code).startswith("error: --select-fa-target: ") and "\n" not in str(stop.value.code)
+    assert "features of" not in capsys.readouterr().out
+    _, _, reports = train.train(train.parse_args(common + ["--out", str(tmp_path / "b.safetensors"),
+                                                           "--select-fa-target", "5000"]))
+    out = capsys.readouterr().out
+    assert "early stopping at the operating point" in out and out.count("val F1 at the operating point") == 2
+    assert reports["select_fa_target"] == 5000 and (tmp_path / "b.safetensors").exists()
+
+
+def test_two_early_stopping_figures_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--select-fa-target", "2",
+                          "--select-fa-weight", "0.002"])
+    assert "give one" in capsys.readouterr().err
+
+
 def test_retune_changes_only_thresholds_tracker_and_provenance(trained, tmp_path):
     import retune
 
