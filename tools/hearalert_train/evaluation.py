@@ -384,6 +384,12 @@ THRESHOLD_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.9
 # 0.293/0.299/0.300/0.301 s, so the latency target picks 3 s; models/EXPERIMENTS.md).
 RISE_LOOKBACK_GRID = (1.0, 2.0, 3.0, 4.0)
 
+# The tracker the recipe's retunes settle on (no smoothing, off ratio 0.3, merge gap 0.6 s, onsets stamped where
+# the score rose to 0.3 of the threshold within 2 s): `operating_point` scores checkpoints with it, and
+# `choose_settings` starts its search from its first three.
+OPERATING_TRACKER = {"smoothing_frames": 1, "off_ratio": 0.3, "merge_gap": 0.6, "min_duration": 0.0,
+                     "onset_rise_ratio": 0.3, "onset_rise_lookback": 2.0}
+
 
 def choose_settings(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str], *,
                     onset_lag: float | None, rise_ratios=(None,), per_label: bool = False, fa_weight: float = 0.0,
@@ -399,20 +405,16 @@ def choose_settings(corpus: Corpus, predictions: list[ClipPrediction], labels: l
     lags = (None,) if onset_lag is None else tuple(
         round(onset_lag + d, 3) for d in (-0.05, 0.0, 0.05) if onset_lag + d >= 0)
     common = {"fa_weight": fa_weight, "fa_audio": fa_audio, "fa_budget": fa_budget}
-    thresholds, first, _ = tune(corpus, predictions, labels, grid_thresholds=THRESHOLD_GRID, grid_smoothing=(1,),
-                                grid_merge=(0.6,), grid_off=(0.3,), grid_lag=lags, grid_rise=tuple(rise_ratios),
-                                **common)
+    thresholds, first, _ = tune(corpus, predictions, labels, grid_thresholds=THRESHOLD_GRID,
+                                grid_smoothing=(OPERATING_TRACKER["smoothing_frames"],),
+                                grid_merge=(OPERATING_TRACKER["merge_gap"],),
+                                grid_off=(OPERATING_TRACKER["off_ratio"],),
+                                grid_lag=lags, grid_rise=tuple(rise_ratios), **common)
     return tune(corpus, predictions, labels,
                 grid_thresholds=THRESHOLD_GRID if per_label else (thresholds[0],),
                 grid_smoothing=(1, 2), grid_merge=(0.6, 1.0), grid_off=(0.3, 0.5), grid_lag=(first.onset_lag,),
                 grid_rise=(first.onset_rise_ratio,), grid_lookback=RISE_LOOKBACK_GRID, per_label=per_label,
                 raise_only=raise_only, **common)
-
-
-# The tracker the recipe's retunes settle on (no smoothing, off ratio 0.3, merge gap 0.6 s, onsets stamped where
-# the score rose to 0.3 of the threshold within 2 s): `operating_point` scores checkpoints with it.
-OPERATING_TRACKER = {"smoothing_frames": 1, "off_ratio": 0.3, "min_duration": 0.0, "merge_gap": 0.6,
-                     "onset_rise_ratio": 0.3, "onset_rise_lookback": 2.0}
 
 
 def operating_point(corpus: Corpus, predictions: list[ClipPrediction], labels: list[str], fa_budget: float,
@@ -424,12 +426,11 @@ def operating_point(corpus: Corpus, predictions: list[ClipPrediction], labels: l
     Real alert-free audio drives every tuned threshold to 0.97-0.99, so a figure at 0.5 scores a network where it
     will never work; this one scores it at the threshold a budget would give it (train.py --select-fa-target). On
     the development set it has so far chosen as the figure at 0.5 did (models/EXPERIMENTS.md, 2026-11-29)."""
-    base = {"grid_smoothing": (OPERATING_TRACKER["smoothing_frames"],), "grid_merge": (OPERATING_TRACKER["merge_gap"],),
-            "grid_min": (OPERATING_TRACKER["min_duration"],), "grid_off": (OPERATING_TRACKER["off_ratio"],),
-            "grid_rise": (OPERATING_TRACKER["onset_rise_ratio"],),
-            "grid_lookback": (OPERATING_TRACKER["onset_rise_lookback"],), "grid_lag": (onset_lag,)}
+    grids = {f"grid_{name}": (OPERATING_TRACKER[key],) for name, key in (
+        ("smoothing", "smoothing_frames"), ("off", "off_ratio"), ("merge", "merge_gap"), ("min", "min_duration"),
+        ("rise", "onset_rise_ratio"), ("lookback", "onset_rise_lookback"))}
     thresholds, settings, summary = tune(corpus, predictions, labels, grid_thresholds=THRESHOLD_GRID,
-                                         fa_budget=fa_budget, **base)
+                                         grid_lag=(onset_lag,), fa_budget=fa_budget, **grids)
     dets = detect(predictions, labels, thresholds, settings)
     f1 = event_f1(corpus, dets, labels)
     latencies = [v for vs in onset_latencies(corpus, dets).values() for v in vs]
