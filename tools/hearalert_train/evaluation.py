@@ -289,12 +289,13 @@ def _counts_false_alarms(fa_weight: float, fa_budget: float | None) -> bool:
 
 def _objective(macro_f1_present: float, macro_f1: float, latencies: list[float], fa: float, fa_weight: float,
                fa_budget: float | None) -> tuple[float, dict]:
-    """`tune`'s objective (see there) from its parts, and the summary it reports."""
+    """`tune`'s objective (see there) from its parts, and the summary it reports (the objective included)."""
     median = float(np.median(latencies)) if latencies else 1.0
     over_budget = max(0.0, fa - fa_budget) if fa_budget is not None else 0.0
-    return (macro_f1_present - LATENCY_PENALTY * max(0.0, median - LATENCY_TARGET) - fa_weight * fa
-            - FA_BUDGET_PENALTY * over_budget,
-            {"macro_f1": macro_f1, "median_latency": median, "false_alarms_per_hour": fa})
+    objective = (macro_f1_present - LATENCY_PENALTY * max(0.0, median - LATENCY_TARGET) - fa_weight * fa
+                 - FA_BUDGET_PENALTY * over_budget)
+    return objective, {"macro_f1": macro_f1, "median_latency": median, "false_alarms_per_hour": fa,
+                       "objective": objective}
 
 
 class _LabelTable:
@@ -316,19 +317,20 @@ class _LabelTable:
         present = {event.label for f in corpus.files for event in corpus.events_of(f.filename)}
         # The labels with events in the corpus, by index: the ones the ascent may move.
         self.present = [k for k, label in enumerate(labels) if label in present]
-        self.hours = 0.0
+        # The alert-free hours the alarms are counted over: detections do not change them.
+        self.hours = false_alarms_by_label(corpus, {}, labels)[1] + (
+            false_alarms_by_label(fa_audio[0], {}, labels)[1] if fa_audio is not None else 0.0)
         self.rows: dict[tuple[int, float], tuple[float, int, list[float]]] = {}
         for t in grid_thresholds:
             thresholds = [t] * len(labels)
             dets = detect(predictions, labels, thresholds, settings)
             class_f1 = event_f1(corpus, dets, labels)["class_f1"]
             latencies = onset_latencies(corpus, dets)
-            alarms, self.hours = false_alarms_by_label(corpus, dets, labels)
+            alarms, _ = false_alarms_by_label(corpus, dets, labels)
             if fa_audio is not None:
-                extra, extra_hours = false_alarms_by_label(
-                    fa_audio[0], detect(fa_audio[1], labels, thresholds, settings), labels)
+                extra, _ = false_alarms_by_label(fa_audio[0], detect(fa_audio[1], labels, thresholds, settings),
+                                                 labels)
                 alarms = {label: alarms[label] + extra[label] for label in labels}
-                self.hours += extra_hours
             for k, label in enumerate(labels):
                 self.rows[(k, t)] = (class_f1[label], alarms[label], latencies.get(label, []))
 
@@ -429,14 +431,9 @@ def operating_point(corpus: Corpus, predictions: list[ClipPrediction], labels: l
     grids = {f"grid_{name}": (OPERATING_TRACKER[key],) for name, key in (
         ("smoothing", "smoothing_frames"), ("off", "off_ratio"), ("merge", "merge_gap"), ("min", "min_duration"),
         ("rise", "onset_rise_ratio"), ("lookback", "onset_rise_lookback"))}
-    thresholds, settings, summary = tune(corpus, predictions, labels, grid_thresholds=THRESHOLD_GRID,
-                                         grid_lag=(onset_lag,), fa_budget=fa_budget, **grids)
-    dets = detect(predictions, labels, thresholds, settings)
-    f1 = event_f1(corpus, dets, labels)
-    latencies = [v for vs in onset_latencies(corpus, dets).values() for v in vs]
-    fa = summary["false_alarms_per_hour"]
-    figure, _ = _objective(f1["macro_f1_present"], f1["macro_f1"], latencies, fa, 0.0, fa_budget)
-    return figure, thresholds[0], fa
+    thresholds, _, summary = tune(corpus, predictions, labels, grid_thresholds=THRESHOLD_GRID,
+                                  grid_lag=(onset_lag,), fa_budget=fa_budget, **grids)
+    return summary["objective"], thresholds[0], summary["false_alarms_per_hour"]
 
 
 SNR_BUCKETS = ((-10.0, -5.0), (-5.0, 0.0), (0.0, 5.0), (5.0, 10.0), (10.0, 15.0))
