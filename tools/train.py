@@ -311,10 +311,11 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
 
-    train_corpora, val_corpus = [read_corpus(path) for path in args.train], read_corpus(args.val)
-    test_corpus = read_corpus(args.test) if args.test else None
-    fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
-    try:
+    try:  # every corpus read before any work, so a wrong path is one line, not a traceback after feature extraction
+        train_corpora, val_corpus = [read_corpus(path) for path in args.train], read_corpus(args.val)
+        test_corpus = read_corpus(args.test) if args.test else None
+        fa_corpus = read_corpus(args.fa_corpus) if args.fa_corpus else None
+        distill_corpora = [read_corpus(path) for path in args.distill]
         for option, corpus in [("--train", c) for c in train_corpora] + [
                 ("--val", val_corpus), ("--test", test_corpus), ("--fa-corpus", fa_corpus)]:
             if corpus is not None:
@@ -352,7 +353,6 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
         if is_real(corpus):
             real_clips.update(range(len(clips), len(clips) + len(corpus_clips)))
         clips += corpus_clips
-    distill_corpora = [read_corpus(path) for path in args.distill]
     distill_clips = [clip for corpus in distill_corpora
                      for clip in load_features(corpus, LABELS, raw_spec, workers=args.workers, cache_dir=args.cache)]
     # The distillation audio is real sound the network will hear: it shapes the normalisation too. A network

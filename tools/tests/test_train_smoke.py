@@ -593,6 +593,18 @@ def test_early_stopping_at_the_operating_point(tmp_path, capsys):
     assert reports["select_fa_target"] == 5000 and (tmp_path / "b.safetensors").exists()
 
 
+def test_a_missing_corpus_folder_fails_in_one_line_before_any_features(trained, tmp_path, capsys):
+    # A wrong --distill path used to surface as a traceback after the training features were computed.
+    root = trained[0]
+    for option in ("--train", "--distill"):
+        args = ["--train", str(root / "train"), "--val", str(root / "val"), "--out", str(tmp_path / "m.safetensors"),
+                "--steps", "2", option, str(tmp_path / "none")]
+        with pytest.raises(SystemExit) as stop:
+            train.train(train.parse_args(args))
+        assert str(stop.value.code) == f"error: {tmp_path / 'none'}: not a folder"
+        assert "features of" not in capsys.readouterr().out
+
+
 def test_two_early_stopping_figures_are_refused(capsys):
     with pytest.raises(SystemExit):
         train.parse_args(["--train", "t", "--val", "v", "--out", "o", "--select-fa-target", "2",
