@@ -18,7 +18,8 @@
 #    only upward (--raise-only)
 # 6. scores on the real test set (score_real.py through the host) and the synthetic test split
 # Every step prints what it wrote; a step whose output exists is not redone (delete it to redo it).
-# Environment: THREADS (torch threads, default 2), SEED (training seed, default 1).
+# Environment: THREADS (torch threads, default 2), SEED (training seed, default 1), MIRROR (a folder of git
+# repositories, MIRROR/OWNER+NAME/repo, read instead of cloning from GitHub: for a machine without GitHub access).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WORK=${1:-corpora/recipe}
@@ -31,7 +32,7 @@ step() { printf '\n== %s (%s)\n' "$1" "$(date +%T)" >&2; }
 
 step "real recordings"
 $PY tools/fetch_real_audio.py --out "$WORK/real" --cache "$WORK/cache" --skip-existing \
-    --sources-tsv "$WORK/SOURCES.tsv"
+    --sources-tsv "$WORK/SOURCES.tsv" ${MIRROR:+--mirror-dir "$MIRROR"}
 cmp -s "$WORK/SOURCES.tsv" models/SOURCES.tsv ||
   echo "recipe: $WORK/SOURCES.tsv differs from models/SOURCES.tsv: the manifests changed; commit the new rows" >&2
 step "synthetic corpus"
