@@ -7,10 +7,20 @@ C core, tracker); the YAMNet teacher (tools/yamnet.py) by its window scores, wit
 starts at the start of the first 0.96-s window over the threshold and is announced at that window's end). Both
 go through the same report (hearalert_train/real_report.py).
 
+With --heard (a set the model was trained on, repeatable) the alerts found are split into the recordings the model
+heard in training and the rest. Score a set of the train role made the way dev and test are (its alerts alone and
+in a few backgrounds) when the model heard only some of its alerts (the role has grown since, or a run left some
+out): a model that finds nearly every device it heard and few of the others has learned its recordings, not the
+alerts.
+
 Examples:
   .venv/bin/python tools/score_real.py --corpus corpora/real-test --model models/default.safetensors
   .venv/bin/python tools/score_real.py --corpus corpora/real-dev --teacher --teacher-threshold 0.3,0.5,0.7 \\
       --cache corpora/cache --json out/teacher-dev.json
+  .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train-eval --seed 13 \\
+      --kinds isolated,mixture --mixtures-per-alert 4
+  .venv/bin/python tools/score_real.py --corpus corpora/real-train-eval --model models/default.safetensors \\
+      --heard corpora/real-train-alerts66     # its train alerts: the manifests' train rows at its commit
   .venv/bin/python tools/score_real.py --corpus corpora/real-test --host-report out/test.json   # already run
 
 Extra host flags (thresholds, tracker overrides) follow `--`: `... --model M -- --threshold 0.9`.
@@ -30,7 +40,7 @@ import numpy as np
 from corpus_format import CorpusFormatError, read_corpus, refuse_unlabelled
 from hearalert_corpus import LABELS
 from hearalert_train.distill import teacher_scores
-from hearalert_train.real_report import format_real_report, real_report
+from hearalert_train.real_report import format_real_report, heard_sources, real_report
 from hearalert_train.tracker import Detection, TrackerSettings, track
 
 REPO = Path(__file__).resolve().parent.parent
@@ -102,6 +112,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[
                    help="the host binary (default: the release build of this checkout)")
     p.add_argument("--cache", type=Path, help="folder for the teacher's cached scores")
     p.add_argument("--json", type=Path, help="write the report(s) here")
+    p.add_argument("--heard", type=Path, action="append", default=[], metavar="CORPUS",
+                   help="a make_real_set.py set the model was trained on (repeatable): the alerts found are also "
+                        "counted apart for the recordings it holds and for the others")
     args = p.parse_args(argv)
     if extra and not args.model:
         p.error("host flags after -- need --model")
@@ -112,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parse_args(argv)
     try:
         corpus = refuse_unlabelled(read_corpus(args.corpus), "scored")
+        heard = heard_sources([read_corpus(path) for path in args.heard]) if args.heard else None
     except CorpusFormatError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -120,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         scores = teacher_scores(corpus, args.cache)
         for threshold in args.teacher_threshold:
             reports[f"teacher@{threshold:g}"] = real_report(corpus, teacher_detections(corpus, scores, threshold),
-                                                            list(LABELS))
+                                                            list(LABELS), heard)
     else:
         if args.model and not args.hearalert.exists():
             print(f"error: {args.hearalert} not found; build it with `swift build -c release` or pass --hearalert",
@@ -129,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         host = json.loads(args.host_report.read_text()) if args.host_report else \
             run_host(args.hearalert, args.corpus, args.model, extra)
         name = str(args.model or args.host_report) + (" " + " ".join(extra) if extra else "")
-        reports[name] = real_report(corpus, host_detections(host), list(LABELS))
+        reports[name] = real_report(corpus, host_detections(host), list(LABELS), heard)
     for name, report in reports.items():
         print(format_real_report(f"{name} on {args.corpus}", report, list(LABELS)))
     if args.json:

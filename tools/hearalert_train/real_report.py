@@ -4,7 +4,9 @@ A user trusts a detector that is quiet when nothing happens, so the report leads
 the set's alert-free excerpts (and which alert each was taken for); then how many real alerts were found: the
 isolated recordings (found = a detection of the right label overlaps the event, whatever its onset), event F1 on
 the mixtures at alert SNR >= 0 dB (sed_eval, 200 ms onset collar) and by SNR bucket, and the announcement delay
-(when the user was told minus the true onset) over every alert found. Where the set's files name their sources
+(when the user was told minus the true onset) over every alert found. Given the alert recordings a detector was
+trained on (`heard_sources` of its training sets), the alerts found are also split into those recordings and the
+rest: a detector that finds the devices it heard and few others has learned recordings, not alerts. Where the set's files name their sources
 (make_real_set.py's `source_kind` and `pieces`), the false alarms are also counted by kind of audio (speech, music,
 ambient, broadcast) and by source recording, so a rate can be traced to the audio that raised it. The same
 function scores the student (events from `hearalert evaluate --per-file --json`) and the teacher (events from its
@@ -75,8 +77,32 @@ def false_alarms_by_source(corpus: Corpus, detections: dict[str, list[Detection]
                                "by_label": {k: v for k, v in counts.items() if v}} for source, counts in worst]}
 
 
-def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: list[str]) -> dict:
-    """False alarms, alerts found, F1 at >= 0 dB, by SNR bucket and announcement delay of one detector on a set."""
+def heard_sources(corpora: list[Corpus]) -> set[str]:
+    """The alert recordings (make_real_set.py's `source`, relative to the role folder) that the alert files of
+    these sets play: what a detector trained on them has heard."""
+    return {source for corpus in corpora for f in corpus.files
+            if corpus.events_of(f.filename) and (source := corpus.file_extras(f.filename).get("source"))}
+
+
+def _heard_split(corpus: Corpus, detections: dict[str, list[Detection]], labels: list[str],
+                 heard: set[str]) -> dict:
+    """Alerts found among the recordings in `heard` and among the others, isolated and mixed apart."""
+    split = {}
+    for group, wanted in (("heard", True), ("not_heard", False)):
+        names = {kind: [n for n in files_of_kind(corpus, kind)
+                        if (corpus.file_extras(n).get("source") in heard) == wanted]
+                 for kind in ("isolated", "mixture")}
+        recordings = {corpus.file_extras(n).get("source") for kind in names for n in names[kind]}
+        split[group] = {"recordings": len(recordings),
+                        "isolated": _found(corpus, detections, names["isolated"], labels),
+                        "mixtures_found": _found(corpus, detections, names["mixture"], labels)}
+    return split
+
+
+def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: list[str],
+                heard: set[str] | None = None) -> dict:
+    """False alarms, alerts found, F1 at >= 0 dB, by SNR bucket and announcement delay of one detector on a set;
+    with `heard` (heard_sources of its training sets), the alerts found split by whether it heard the recording."""
     free = files_of_kind(corpus, "free") or [f.filename for f in corpus.files if not corpus.events_of(f.filename)]
     rate, count, hours = false_alarms_per_hour(corpus, {name: detections.get(name, []) for name in free})
     by_label = {label: sum(d.label == label for name in free for d in detections.get(name, [])) for label in labels}
@@ -106,6 +132,8 @@ def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: 
     report["announcement_delay"] = {"count": len(delays),
                                     "median_s": round(float(np.median(delays)), 3) if delays else None,
                                     "p90_s": round(float(np.percentile(delays, 90)), 3) if delays else None}
+    if heard is not None:
+        report["heard_split"] = _heard_split(corpus, detections, labels, heard)
     return report
 
 
@@ -133,4 +161,12 @@ def format_real_report(name: str, report: dict, labels: list[str]) -> str:
         f"{k} {a[0]}/{a[1]}, {b[0]}/{b[1]}" for k, (a, b) in per_label.items() if a[1] or b[1]))
     d = report["announcement_delay"]
     lines.append(f"announcement delay: median {d['median_s']} s, p90 {d['p90_s']} s over {d['count']} alerts")
+    for group, split in report.get("heard_split", {}).items():
+        a, b = split["isolated"], split["mixtures_found"]
+        lines.append(f"alerts {'heard in training' if group == 'heard' else 'never heard'} "
+                     f"({split['recordings']} recordings): isolated {a['found']} of {a['events']}, "
+                     f"mixtures {b['found']} of {b['events']} | " + ", ".join(
+                         f"{k} {a['per_label'].get(k, [0, 0])[0]}/{a['per_label'].get(k, [0, 0])[1]}, "
+                         f"{b['per_label'].get(k, [0, 0])[0]}/{b['per_label'].get(k, [0, 0])[1]}"
+                         for k in labels if k in a["per_label"] or k in b["per_label"]))
     return "\n".join(lines)

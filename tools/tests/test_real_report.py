@@ -8,7 +8,7 @@ import pytest
 
 from corpus_format import AudioFile, Corpus, Event
 from hearalert_corpus import LABELS
-from hearalert_train.real_report import real_report
+from hearalert_train.real_report import format_real_report, heard_sources, real_report
 from hearalert_train.tracker import Detection
 
 
@@ -77,3 +77,38 @@ def test_false_alarms_are_traced_to_their_kind_of_audio_and_source_recording() -
 def test_a_set_without_sources_reports_no_breakdown() -> None:
     r = real_report(_corpus(), {"free_0.wav": [Detection("siren", 10, 12, 10.5)]}, list(LABELS))
     assert "by_kind" not in r["false_alarms"] and "worst_sources" not in r["false_alarms"]
+
+
+def test_alerts_found_are_split_by_the_recordings_heard_in_training() -> None:
+    # Training set: two alert files playing recording A (alone and mixed), and an alert-free excerpt whose
+    # background pieces are not alerts, so only A counts as heard.
+    train = Corpus(Path("/nowhere"), {"labels": list(LABELS), "files": {
+        "iso_0.wav": {"kind": "isolated", "source": "alerts/siren/A.wav"},
+        "mix_0.wav": {"kind": "mixture", "source": "alerts/siren/A.wav", "background": "alert_free/music/m.wav"},
+        "free_0.wav": {"kind": "free", "pieces": [{"source": "alert_free/music/m.wav", "at_s": 0.0}]}}},
+        [AudioFile("iso_0.wav", 5.0), AudioFile("mix_0.wav", 10.0), AudioFile("free_0.wav", 10.0)],
+        [Event("iso_0.wav", 1.0, 4.0, "siren"), Event("mix_0.wav", 2.0, 5.0, "siren")])
+    heard = heard_sources([train])
+    assert heard == {"alerts/siren/A.wav"}
+    # Scored set: A alone and mixed (found alone only), B (a doorbell never heard) alone and mixed (found mixed).
+    files = [AudioFile(n, 10.0) for n in ("iso_a.wav", "mix_a.wav", "iso_b.wav", "mix_b.wav")]
+    extras = {"iso_a.wav": {"kind": "isolated", "source": "alerts/siren/A.wav"},
+              "mix_a.wav": {"kind": "mixture", "source": "alerts/siren/A.wav", "alert_snr_db": 5.0},
+              "iso_b.wav": {"kind": "isolated", "source": "alerts/doorbell/B.wav"},
+              "mix_b.wav": {"kind": "mixture", "source": "alerts/doorbell/B.wav", "alert_snr_db": 5.0}}
+    events = [Event("iso_a.wav", 1.0, 4.0, "siren"), Event("mix_a.wav", 2.0, 5.0, "siren"),
+              Event("iso_b.wav", 1.0, 3.0, "doorbell"), Event("mix_b.wav", 4.0, 6.0, "doorbell")]
+    scored = Corpus(Path("/nowhere"), {"labels": list(LABELS), "files": extras}, files, events)
+    detections = {"iso_a.wav": [Detection("siren", 1.2, 4.0, 1.5)],
+                  "mix_a.wav": [Detection("phone_ring", 2.0, 5.0, 2.4)],  # wrong label: not found
+                  "mix_b.wav": [Detection("doorbell", 4.1, 6.0, 4.3)]}
+    split = real_report(scored, detections, list(LABELS), heard)["heard_split"]
+    assert split["heard"]["recordings"] == 1 and split["not_heard"]["recordings"] == 1
+    assert split["heard"]["isolated"]["per_label"] == {"siren": [1, 1]}
+    assert split["heard"]["mixtures_found"]["per_label"] == {"siren": [0, 1]}
+    assert split["not_heard"]["isolated"]["per_label"] == {"doorbell": [0, 1]}
+    assert split["not_heard"]["mixtures_found"]["per_label"] == {"doorbell": [1, 1]}
+    assert "heard_split" not in real_report(scored, detections, list(LABELS))
+    text = format_real_report("m", real_report(scored, detections, list(LABELS), heard), list(LABELS))
+    assert "alerts heard in training (1 recordings): isolated 1 of 1, mixtures 0 of 1 | siren 1/1, 0/1" in text
+    assert "alerts never heard (1 recordings): isolated 0 of 1, mixtures 1 of 1 | doorbell 0/1, 1/1" in text
