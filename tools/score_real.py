@@ -20,7 +20,7 @@ Examples:
   .venv/bin/python tools/make_real_set.py --real corpora/real --role train --out corpora/real-train-eval --seed 13 \\
       --kinds isolated,mixture --mixtures-per-alert 4
   .venv/bin/python tools/score_real.py --corpus corpora/real-train-eval --model models/default.safetensors \\
-      --heard corpora/real-train-alerts66     # its train alerts: the manifests' train rows at its commit
+      --heard corpora/real-train-alerts64     # the 64 real alerts it was trained on (EXPERIMENTS.md)
   .venv/bin/python tools/score_real.py --corpus corpora/real-test --host-report out/test.json   # already run
 
 Extra host flags (thresholds, tracker overrides) follow `--`: `... --model M -- --threshold 0.9`.
