@@ -129,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     except CorpusFormatError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    if heard is not None and not heard:
+        print(f"error: --heard {', '.join(map(str, args.heard))}: no alert file naming its recording (`source`); "
+              f"give the set of real alerts the model was trained on (make_real_set.py --kinds isolated or mixture)",
+              file=sys.stderr)
+        return 1
     reports = {}
     if args.teacher:
         scores = teacher_scores(corpus, args.cache)

@@ -1,16 +1,16 @@
 """The figures a real-recording set (tools/make_real_set.py) is judged by, from any detector's events.
 
-A user trusts a detector that is quiet when nothing happens, so the report leads with false alarms per hour on
-the set's alert-free excerpts (and which alert each was taken for); then how many real alerts were found: the
-isolated recordings (found = a detection of the right label overlaps the event, whatever its onset), event F1 on
-the mixtures at alert SNR >= 0 dB (sed_eval, 200 ms onset collar) and by SNR bucket, and the announcement delay
-(when the user was told minus the true onset) over every alert found. Given the alert recordings a detector was
-trained on (`heard_sources` of its training sets), the alerts found are also split into those recordings and the
-rest: a detector that finds the devices it heard and few others has learned recordings, not alerts. Where the set's files name their sources
-(make_real_set.py's `source_kind` and `pieces`), the false alarms are also counted by kind of audio (speech, music,
-ambient, broadcast) and by source recording, so a rate can be traced to the audio that raised it. The same
-function scores the student (events from `hearalert evaluate --per-file --json`) and the teacher (events from its
-window scores), so the two are compared on one footing.
+A user trusts a detector that is quiet when nothing happens, so the report leads with false alarms per hour on the
+set's alert-free excerpts (and which alert each was taken for); then how many real alerts were found: the isolated
+recordings (found = a detection of the right label overlaps the event, whatever its onset), event F1 on the mixtures
+at alert SNR >= 0 dB (sed_eval, 200 ms onset collar) and by SNR bucket, and the announcement delay (when the user
+was told minus the true onset) over every alert found. Given the alert recordings a detector was trained on
+(`heard_sources` of its training sets), the alerts found are also split into those recordings and the rest: a
+detector that finds the devices it heard and few others has learned recordings, not alerts. Where the set's files
+name their sources (make_real_set.py's `source_kind` and `pieces`), the false alarms are also counted by kind of
+audio (speech, music, ambient, broadcast) and by source recording, so a rate can be traced to the audio that raised
+it. The same function scores the student (events from `hearalert evaluate --per-file --json`) and the teacher
+(events from its window scores), so the two are compared on one footing.
 """
 
 from __future__ import annotations
@@ -137,6 +137,11 @@ def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: 
     return report
 
 
+def _hits(found: dict, label: str) -> str:
+    """"found/events" of one label in a `_found` count (0/0 where the label has no event)."""
+    return "{}/{}".format(*found["per_label"].get(label, [0, 0]))
+
+
 def format_real_report(name: str, report: dict, labels: list[str]) -> str:
     fa, iso, mix = report["false_alarms"], report["isolated"], report["mixtures_found"]
     lines = [f"== {name}",
@@ -165,8 +170,7 @@ def format_real_report(name: str, report: dict, labels: list[str]) -> str:
         a, b = split["isolated"], split["mixtures_found"]
         lines.append(f"alerts {'heard in training' if group == 'heard' else 'never heard'} "
                      f"({split['recordings']} recordings): isolated {a['found']} of {a['events']}, "
-                     f"mixtures {b['found']} of {b['events']} | " + ", ".join(
-                         f"{k} {a['per_label'].get(k, [0, 0])[0]}/{a['per_label'].get(k, [0, 0])[1]}, "
-                         f"{b['per_label'].get(k, [0, 0])[0]}/{b['per_label'].get(k, [0, 0])[1]}"
-                         for k in labels if k in a["per_label"] or k in b["per_label"]))
+                     f"mixtures {b['found']} of {b['events']} | " +
+                     ", ".join(f"{k} {_hits(a, k)}, {_hits(b, k)}" for k in labels
+                               if k in a["per_label"] or k in b["per_label"]))
     return "\n".join(lines)

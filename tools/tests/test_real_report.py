@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_format import AudioFile, Corpus, Event
+from corpus_format import FORMAT_NAME, FORMAT_VERSION, AudioFile, Corpus, Event
 from hearalert_corpus import LABELS
 from hearalert_train.real_report import format_real_report, heard_sources, real_report
 from hearalert_train.tracker import Detection
@@ -112,3 +112,26 @@ def test_alerts_found_are_split_by_the_recordings_heard_in_training() -> None:
     text = format_real_report("m", real_report(scored, detections, list(LABELS), heard), list(LABELS))
     assert "alerts heard in training (1 recordings): isolated 1 of 1, mixtures 0 of 1 | siren 1/1, 0/1" in text
     assert "alerts never heard (1 recordings): isolated 0 of 1, mixtures 1 of 1 | doorbell 0/1, 1/1" in text
+
+
+def test_score_real_refuses_a_heard_set_without_alert_recordings(tmp_path, capsys) -> None:
+    import json
+
+    import score_real
+
+    def write(root: Path, files: dict, events: str) -> Path:
+        (root / "audio").mkdir(parents=True)
+        (root / "corpus.json").write_text(json.dumps({"format": FORMAT_NAME, "version": FORMAT_VERSION,
+                                                      "sample_rate": 16000, "labels": list(LABELS),
+                                                      "generator": "test", "seed": 0, "files": files}))
+        (root / "annotations.tsv").write_text("filename\tonset\toffset\tevent_label\n" + events)
+        (root / "files.tsv").write_text("filename\tduration\n" + "".join(f"{n}\t10.0\n" for n in files))
+        return root
+
+    scored = write(tmp_path / "scored", {"iso_0.wav": {"kind": "isolated", "source": "alerts/siren/A.wav"}},
+                   "iso_0.wav\t1.0\t4.0\tsiren\n")
+    free = write(tmp_path / "free", {"free_0.wav": {"kind": "free"}}, "")
+    report = tmp_path / "host.json"
+    report.write_text(json.dumps({"files": [{"filename": "iso_0.wav", "detections": []}]}))
+    assert score_real.main(["--corpus", str(scored), "--host-report", str(report), "--heard", str(free)]) == 1
+    assert "no alert file naming its recording" in capsys.readouterr().err
