@@ -118,19 +118,19 @@ def test_score_real_refuses_a_heard_set_without_alert_recordings(tmp_path, capsy
     import json
 
     import score_real
+    from hearalert_corpus.writer import write_tables
 
-    def write(root: Path, files: dict, events: str) -> Path:
-        (root / "audio").mkdir(parents=True)
-        (root / "corpus.json").write_text(json.dumps({"format": FORMAT_NAME, "version": FORMAT_VERSION,
-                                                      "sample_rate": 16000, "labels": list(LABELS),
-                                                      "generator": "test", "seed": 0, "files": files}))
-        (root / "annotations.tsv").write_text("filename\tonset\toffset\tevent_label\n" + events)
-        (root / "files.tsv").write_text("filename\tduration\n" + "".join(f"{n}\t10.0\n" for n in files))
+    def write(root: Path, rows: list[dict]) -> Path:
+        root.mkdir()
+        write_tables(root, rows, {"format": FORMAT_NAME, "version": FORMAT_VERSION, "sample_rate": 16000,
+                                  "labels": list(LABELS), "generator": "test", "seed": 0})
         return root
 
-    scored = write(tmp_path / "scored", {"iso_0.wav": {"kind": "isolated", "source": "alerts/siren/A.wav"}},
-                   "iso_0.wav\t1.0\t4.0\tsiren\n")
-    free = write(tmp_path / "free", {"free_0.wav": {"kind": "free"}}, "")
+    scored = write(tmp_path / "scored", [{"name": "iso_0.wav", "duration": 10.0, "events": [(1.0, 4.0, "siren")],
+                                          "info": {"kind": "isolated", "source": "alerts/siren/A.wav",
+                                                   "alert_snr_db": None}}])
+    free = write(tmp_path / "free", [{"name": "free_0.wav", "duration": 10.0, "events": [],
+                                      "info": {"kind": "free", "alert_snr_db": None}}])
     report = tmp_path / "host.json"
     report.write_text(json.dumps({"files": [{"filename": "iso_0.wav", "detections": []}]}))
     assert score_real.main(["--corpus", str(scored), "--host-report", str(report), "--heard", str(free)]) == 1
