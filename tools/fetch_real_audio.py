@@ -41,7 +41,9 @@ Every file's sha256 is checked before it is used. Output:
     OUT/<role>/alerts/<label>/<source>__<file>           the file as stored (a WAV for a container member or an
                                                            excerpt; an Ogg file without its Skeleton track, which
                                                            libsndfile cannot read), as fetch_alert_recordings.py
-                                                           names it
+                                                           names it; an AAC file (.aac, .m4a), which libsndfile
+                                                           cannot decode, as the 16-bit WAV of its decoded audio
+                                                           (hearalert_corpus/aac.py), named <file>.wav
     OUT/train/unlabelled/<group>/<source>__<path>.wav    an effects[:WHAT] recording, 16 kHz mono like alert_free/;
                                                            outside alert_free/ and alerts/, so no alert-free or
                                                            alert set draws from it (make_real_set.py --kinds
@@ -95,6 +97,7 @@ import soxr
 
 import fetch_alert_recordings as legacy
 from hearalert_corpus import LABELS, SAMPLE_RATE
+from hearalert_corpus.aac import AACError, is_aac, wav_from_aac
 from hearalert_corpus.ogg_skeleton import OggError, without_skeleton
 from hearalert_corpus.pinned import (
     SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel,
@@ -402,7 +405,9 @@ def write_row(row: Row, stored: bytes, out: Path) -> float:
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         pinned = without_skeleton(pinned)  # libsndfile refuses an Ogg file that carries a Skeleton track
-    except OggError as e:
+        if is_aac(row.stored_path):
+            pinned = wav_from_aac(pinned, row.stored_path)  # libsndfile does not decode AAC
+    except (OggError, AACError) as e:
         raise FetchError(f"{row.line}: {row.path_inside}: {e}") from e
     if row.is_alert:
         data = pinned if row.legacy is not None and row.legacy.member is not None else alert_bytes(row, pinned)

@@ -435,3 +435,30 @@ def test_an_alert_stored_without_an_audio_suffix_is_written_where_the_sets_see_i
     _, alerts = list_role(role)
     assert sorted(a.relative for a in alerts) == ["alerts/alarm_clock/someone+library__alarm.wav",
                                                    "alerts/car_horn/someone+library__horn.wav"]
+
+
+def test_aac_recordings_are_pinned_as_stored_and_written_as_wav(world):
+    # libsndfile does not decode AAC, which some sound collections ship only: the sha256 pins the stored bytes, and
+    # what is written is the decoded audio as a WAV the sets and the 16-kHz conversion read.
+    from hearalert_corpus.real_sets import list_role
+    from test_aac import encoded, tone
+
+    horn = encoded(np.stack([tone(420, 0.3), tone(420, 0.3)]), 22050, "adts")
+    street = encoded(tone(150, 0.2)[None, :], 22050, "ipod")
+    commit = mirrored_repository(world["tmp"] / "aac", {"traffic/horn.aac": horn, "traffic/street.m4a": street},
+                                 world["mirror"] / "someone+aac")
+    table = [["car_horn", "git", "someone/aac", commit, "traffic/horn.aac", "CC0-1.0", sha(horn), "test", "1.579",
+              "an AAC horn"],
+             ["ambient:street", "git", "someone/aac", commit, "traffic/street.m4a", "CC0-1.0", sha(street), "test",
+              "1.579", "an AAC street"]]
+    assert run(world, write(world["tmp"] / "m.tsv", table)) == 0
+    role = world["tmp"] / "out/test"
+    alert = role / "alerts/car_horn/someone+aac__horn.aac.wav"
+    info = sf.info(str(alert))
+    assert (info.format, info.samplerate, info.channels) == ("WAV", 22050, 2)
+    free = role / "alert_free/ambient/someone+aac__traffic~street.m4a.wav"
+    samples, rate = sf.read(str(free))
+    assert rate == 16000 and samples.ndim == 1 and abs(np.argmax(np.abs(np.fft.rfft(samples))) * rate / len(samples)
+                                                         - 150) < 2
+    _, alerts = list_role(role)
+    assert [a.relative for a in alerts] == ["alerts/car_horn/someone+aac__horn.aac.wav"]
