@@ -405,8 +405,9 @@ def write_row(row: Row, stored: bytes, out: Path) -> float:
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         pinned = without_skeleton(pinned)  # libsndfile refuses an Ogg file that carries a Skeleton track
-        if is_aac(row.stored_path):
-            pinned = wav_from_aac(pinned, row.stored_path)  # libsndfile does not decode AAC
+        inner = row.zip_member or row.stored_path
+        if is_aac(inner):
+            pinned = wav_from_aac(pinned, inner)  # libsndfile does not decode AAC
     except (OggError, AACError) as e:
         raise FetchError(f"{row.line}: {row.path_inside}: {e}") from e
     if row.is_alert:

@@ -4,7 +4,7 @@ goes through (soundfile), does not decode AAC, and some public sound collections
 fetch_real_audio.py pins such a file by the sha256 of its stored bytes, then decodes it once, here, with FFmpeg's
 AAC decoder through PyAV (the `av` wheel, pinned in tools/requirements.txt, carries its own FFmpeg), and writes
 the 16-bit WAV that every later step reads. A raw ADTS stream has no edit list, so its decoded length includes the
-encoder's priming samples (1,024 per channel for FFmpeg's and most encoders): a few tens of milliseconds of
+encoder's priming samples (1,024 for FFmpeg's encoder, 2,112 for Apple's): a few tens of milliseconds of
 near-silence at the start, which the pinned duration in the manifest includes too.
 """
 

@@ -445,12 +445,16 @@ def test_aac_recordings_are_pinned_as_stored_and_written_as_wav(world):
 
     horn = encoded(np.stack([tone(420, 0.3), tone(420, 0.3)]), 22050, "adts")
     street = encoded(tone(150, 0.2)[None, :], 22050, "ipod")
-    commit = mirrored_repository(world["tmp"] / "aac", {"traffic/horn.aac": horn, "traffic/street.m4a": street},
+    rain = encoded(tone(2000, 0.2)[None, :], 22050, "adts")
+    commit = mirrored_repository(world["tmp"] / "aac", {"traffic/horn.aac": horn, "traffic/street.m4a": street,
+                                                        "weather.zip": zip_bytes({"rain.aac": rain})},
                                  world["mirror"] / "someone+aac")
     table = [["car_horn", "git", "someone/aac", commit, "traffic/horn.aac", "CC0-1.0", sha(horn), "test", "1.579",
               "an AAC horn"],
              ["ambient:street", "git", "someone/aac", commit, "traffic/street.m4a", "CC0-1.0", sha(street), "test",
-              "1.579", "an AAC street"]]
+              "1.579", "an AAC street"],
+             ["ambient:rain", "git", "someone/aac", commit, "weather.zip#rain.aac", "CC0-1.0", sha(rain), "test",
+              "1.579", "an AAC member of a zip archive"]]
     assert run(world, write(world["tmp"] / "m.tsv", table)) == 0
     role = world["tmp"] / "out/test"
     alert = role / "alerts/car_horn/someone+aac__horn.aac.wav"
@@ -460,5 +464,7 @@ def test_aac_recordings_are_pinned_as_stored_and_written_as_wav(world):
     samples, rate = sf.read(str(free))
     assert rate == 16000 and samples.ndim == 1 and abs(np.argmax(np.abs(np.fft.rfft(samples))) * rate / len(samples)
                                                          - 150) < 2
+    rain_written, _ = sf.read(str(role / "alert_free/ambient/someone+aac__weather.zip~rain.aac.wav"))
+    assert abs(np.argmax(np.abs(np.fft.rfft(rain_written))) * 16000 / len(rain_written) - 2000) < 2
     _, alerts = list_role(role)
     assert [a.relative for a in alerts] == ["alerts/car_horn/someone+aac__horn.aac.wav"]
