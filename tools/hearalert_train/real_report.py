@@ -128,10 +128,15 @@ def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: 
                                          "macro_f1": round(event_f1(corpus, detections, labels,
                                                                     files=names)["macro_f1_present"], 3)}
     report["f1_by_alert_snr_db"] = buckets
-    delays = [v for vs in announcement_delays(corpus, detections).values() for v in vs]
+    delays_by_label = announcement_delays(corpus, detections)
+    delays = [v for vs in delays_by_label.values() for v in vs]
     report["announcement_delay"] = {"count": len(delays),
                                     "median_s": round(float(np.median(delays)), 3) if delays else None,
-                                    "p90_s": round(float(np.percentile(delays, 90)), 3) if delays else None}
+                                    "p90_s": round(float(np.percentile(delays, 90)), 3) if delays else None,
+                                    "by_label": {label: {"count": len(delays_by_label[label]),
+                                                         "median_s": round(float(np.median(delays_by_label[label])),
+                                                                           3)}
+                                                 for label in labels if delays_by_label.get(label)}}
     if heard is not None:
         report["heard_split"] = _heard_split(corpus, detections, labels, heard)
     return report
@@ -165,7 +170,9 @@ def format_real_report(name: str, report: dict, labels: list[str]) -> str:
     lines.append("found per label (isolated, mixtures): " + ", ".join(
         f"{k} {a[0]}/{a[1]}, {b[0]}/{b[1]}" for k, (a, b) in per_label.items() if a[1] or b[1]))
     d = report["announcement_delay"]
-    lines.append(f"announcement delay: median {d['median_s']} s, p90 {d['p90_s']} s over {d['count']} alerts")
+    lines.append(f"announcement delay: median {d['median_s']} s, p90 {d['p90_s']} s over {d['count']} alerts"
+                 + ("; median by label: " + ", ".join(f"{k} {v['median_s']} s ({v['count']})"
+                                                      for k, v in d["by_label"].items()) if d.get("by_label") else ""))
     for group, split in report.get("heard_split", {}).items():
         a, b = split["isolated"], split["mixtures_found"]
         lines.append(f"alerts {'heard in training' if group == 'heard' else 'never heard'} "

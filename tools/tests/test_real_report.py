@@ -49,6 +49,13 @@ def test_counts_false_alarms_found_alerts_f1_and_delay() -> None:
     assert r["f1_by_alert_snr_db"]["-5..0"] == {"files": 1, "macro_f1": 0.0}
     # delays over every alert found: 0.3 (mix_0), 0.6 (mix_1), 0.4 (iso_0)
     assert r["announcement_delay"]["median_s"] == pytest.approx(0.4) and r["announcement_delay"]["count"] == 3
+    # per label, so a slow label shows: siren 0.3 (mix_0; mix_2's siren was missed), doorbell 0.6, smoke alarm 0.4
+    by_label = r["announcement_delay"]["by_label"]
+    assert {k: v["count"] for k, v in by_label.items()} == {"siren": 1, "doorbell": 1, "smoke_alarm": 1}
+    assert {k: v["median_s"] for k, v in by_label.items()} == pytest.approx({"siren": 0.3, "doorbell": 0.6,
+                                                                            "smoke_alarm": 0.4})
+    assert "median by label: siren 0.3 s (1), smoke_alarm 0.4 s (1), doorbell 0.6 s (1)" in \
+        format_real_report("x", r, list(LABELS))
 
 
 def test_false_alarms_are_traced_to_their_kind_of_audio_and_source_recording() -> None:
