@@ -441,11 +441,12 @@ SNR_BUCKETS = ((-10.0, -5.0), (-5.0, 0.0), (0.0, 5.0), (5.0, 10.0), (10.0, 15.0)
 
 def _delays_summary(by_label: dict[str, list[float]], labels: list[str]) -> dict:
     """Overall and per-label summaries of delays collected per label (onset latency or announcement delay)."""
-    return {"overall": _latency_summary([v for vs in by_label.values() for v in vs]),
-            "per_label": {label: _latency_summary(by_label.get(label, [])) for label in labels}}
+    return {"overall": latency_summary([v for vs in by_label.values() for v in vs]),
+            "per_label": {label: latency_summary(by_label.get(label, [])) for label in labels}}
 
 
-def _latency_summary(values: list[float]) -> dict:
+def latency_summary(values: list[float]) -> dict:
+    """Count, median and 90th percentile (seconds, rounded to 1 ms) of some delays; None for an empty list."""
     if not values:
         return {"count": 0, "median_s": None, "p90_s": None}
     return {"count": len(values), "median_s": round(float(np.median(values)), 3),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from corpus_format import Corpus
-from .evaluation import SNR_BUCKETS, announcement_delays, event_f1, false_alarms_per_hour
+from .evaluation import SNR_BUCKETS, announcement_delays, event_f1, false_alarms_per_hour, latency_summary
 from .tracker import Detection
 
 FOUND_SNR_DB = 0.0  # mixtures at or above this alert SNR make the headline F1 (issue target: >= 0 dB)
@@ -128,15 +128,10 @@ def real_report(corpus: Corpus, detections: dict[str, list[Detection]], labels: 
                                          "macro_f1": round(event_f1(corpus, detections, labels,
                                                                     files=names)["macro_f1_present"], 3)}
     report["f1_by_alert_snr_db"] = buckets
-    delays_by_label = announcement_delays(corpus, detections)
-    delays = [v for vs in delays_by_label.values() for v in vs]
-    report["announcement_delay"] = {"count": len(delays),
-                                    "median_s": round(float(np.median(delays)), 3) if delays else None,
-                                    "p90_s": round(float(np.percentile(delays, 90)), 3) if delays else None,
-                                    "by_label": {label: {"count": len(delays_by_label[label]),
-                                                         "median_s": round(float(np.median(delays_by_label[label])),
-                                                                           3)}
-                                                 for label in labels if delays_by_label.get(label)}}
+    delays = announcement_delays(corpus, detections)
+    report["announcement_delay"] = {**latency_summary([v for vs in delays.values() for v in vs]),
+                                    "by_label": {label: latency_summary(delays[label])
+                                                 for label in labels if delays.get(label)}}
     if heard is not None:
         report["heard_split"] = _heard_split(corpus, detections, labels, heard)
     return report
