@@ -13,8 +13,6 @@ from __future__ import annotations
 import io
 from pathlib import PurePosixPath
 
-import numpy as np
-
 from .containers import ContainerError, Member, wav_bytes
 
 SUFFIXES = (".aac", ".m4a")
@@ -31,7 +29,7 @@ def is_aac(path: str) -> bool:
 
 def wav_from_aac(data: bytes, name: str) -> bytes:
     """The first audio stream of the AAC file `data` (called `name` in errors), decoded, as a 16-bit PCM WAV at
-    its own rate and channel count. Samples are rounded from the decoder's float output and clipped to 16 bits."""
+    its own rate and channel count (FFmpeg's own conversion from the decoder's float samples, clipped, no dither)."""
     import av   # only fetches of AAC recordings need FFmpeg
 
     try:
@@ -40,25 +38,15 @@ def wav_from_aac(data: bytes, name: str) -> bytes:
                 raise AACError(f"{name}: no audio stream")
             stream = container.streams.audio[0]
             rate, channels = stream.codec_context.sample_rate, stream.codec_context.channels
-            blocks = [_channels_by_samples(frame.to_ndarray(), frame.format.is_planar, channels)
-                      for frame in container.decode(stream)]
+            to_pcm = av.AudioResampler(format="s16", layout=stream.codec_context.layout, rate=rate)
+            chunks = [out.to_ndarray().tobytes() for frame in [*container.decode(stream), None]
+                      for out in to_pcm.resample(frame)]
     except av.FFmpegError as e:
         raise AACError(f"{name}: FFmpeg cannot decode it ({e})") from e
-    if not blocks or not rate or not channels:
+    pcm = b"".join(chunks)
+    if not pcm or not rate or not channels:
         raise AACError(f"{name}: no decoded audio")
-    samples = np.concatenate(blocks, axis=1).T   # [frames, channels]
-    pcm = np.clip(np.rint(samples * 32768.0), -32768, 32767).astype("<i2")
     try:
-        return wav_bytes(Member(name, rate, channels, 2, pcm.tobytes()))
+        return wav_bytes(Member(name, rate, channels, 2, pcm))
     except ContainerError as e:
         raise AACError(str(e)) from e
-
-
-def _channels_by_samples(block: np.ndarray, planar: bool, channels: int) -> np.ndarray:
-    """A decoded frame as float [channels, samples]: planar frames come that way, packed ones interleaved in one
-    row; integer sample formats are scaled to ±1."""
-    if not planar:
-        block = block.reshape(-1, channels).T
-    if np.issubdtype(block.dtype, np.integer):
-        block = block.astype(np.float64) / float(np.iinfo(block.dtype).max + 1)
-    return block.astype(np.float64)
