@@ -160,10 +160,8 @@ def format_real_report(name: str, report: dict, labels: list[str]) -> str:
                      " | " + ", ".join(f"{k} {'-' if v is None else v}" for k, v in f1["per_label"].items()))
     lines.append("macro F1 by alert SNR (dB): " + ", ".join(f"{b}: {v['macro_f1']} ({v['files']})"
                                                            for b, v in report["f1_by_alert_snr_db"].items()))
-    per_label = {label: (iso["per_label"].get(label, [0, 0]), mix["per_label"].get(label, [0, 0]))
-                 for label in labels}
     lines.append("found per label (isolated, mixtures): " + ", ".join(
-        f"{k} {a[0]}/{a[1]}, {b[0]}/{b[1]}" for k, (a, b) in per_label.items() if a[1] or b[1]))
+        f"{k} {_hits(iso, k)}, {_hits(mix, k)}" for k in labels if k in iso["per_label"] or k in mix["per_label"]))
     d = report["announcement_delay"]
     lines.append(f"announcement delay: median {d['median_s']} s, p90 {d['p90_s']} s over {d['count']} alerts"
                  + ("; median by label: " + ", ".join(f"{k} {v['median_s']} s ({v['count']})"
