@@ -85,9 +85,12 @@ import hashlib
 import io
 import re
 import sys
+import tempfile
 import time
 import zipfile
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -335,11 +338,11 @@ def legacy_rows(path: Path) -> list[Row]:
                 r.note, r.line, legacy=r) for r in legacy.read_manifest(path)]
 
 
-def to_16k_mono(data: bytes, what: str, excerpt: TimeRange | None) -> tuple[np.ndarray, float]:
-    """The recording (or its excerpt) as 16-bit-ready float32 mono at SAMPLE_RATE, and its duration in seconds
-    at its own rate."""
+def to_16k_mono(data: bytes, name: str, what: str, excerpt: TimeRange | None) -> tuple[np.ndarray, float]:
+    """The recording `name` (or its excerpt) as 16-bit-ready float32 mono at SAMPLE_RATE, and its duration in
+    seconds at its own rate."""
     try:
-        with sf.SoundFile(io.BytesIO(data)) as f:
+        with opened(data, name) as f:
             rate = f.samplerate
             samples = f.read(dtype="float32", always_2d=True)
     except (RuntimeError, sf.LibsndfileError) as e:
@@ -368,13 +371,36 @@ def alert_bytes(row: Row, data: bytes) -> bytes:
         raise FetchError(f"{row.line}: {e}") from e
 
 
-def duration(data: bytes, what: str) -> float:
-    """Seconds of audio in `data`; an error naming `what` if soundfile cannot read it."""
+@contextmanager
+def opened(data: bytes, name: str) -> Iterator[sf.SoundFile]:
+    """`data` (the file `name`) open for reading, as every later step will open the file written from it.
+
+    From memory libsndfile knows a format by its bytes alone; from a path it also goes by the suffix, and an MP3
+    that begins with an empty ID3v2 tag (openHAB's BigSoundBank phone ring) is recognised only that way. Such a
+    file is opened through a temporary file of its suffix; anything else libsndfile cannot recognise stays an error."""
     try:
-        info = sf.info(io.BytesIO(data))
+        memory = sf.SoundFile(io.BytesIO(data))
+    except sf.LibsndfileError:
+        suffix = PurePosixPath(name).suffix.lower()
+        if suffix != ".mp3":
+            raise
+        with tempfile.NamedTemporaryFile(suffix=suffix) as temporary:
+            temporary.write(data)
+            temporary.flush()
+            with sf.SoundFile(temporary.name) as f:
+                yield f
+        return
+    with memory:
+        yield memory
+
+
+def duration(data: bytes, name: str, what: str) -> float:
+    """Seconds of audio in `data` (the file `name`); an error naming `what` if soundfile cannot read it."""
+    try:
+        with opened(data, name) as f:
+            return f.frames / f.samplerate
     except (RuntimeError, sf.LibsndfileError) as e:
         raise FetchError(f"{what}: soundfile cannot read it ({e})") from e
-    return info.frames / info.samplerate
 
 
 def pinned_bytes(row: Row, stored: bytes) -> bytes:
@@ -412,10 +438,10 @@ def write_row(row: Row, stored: bytes, out: Path) -> float:
         raise FetchError(f"{row.line}: {row.path_inside}: {e}") from e
     if row.is_alert:
         data = pinned if row.legacy is not None and row.legacy.member is not None else alert_bytes(row, pinned)
-        seconds = duration(data, f"{row.line}: {row.path_inside}")
+        seconds = duration(data, target.name, f"{row.line}: {row.path_inside}")
         target.write_bytes(data)
     else:
-        audio, seconds = to_16k_mono(pinned, f"{row.line}: {row.path_inside}", row.excerpt)
+        audio, seconds = to_16k_mono(pinned, inner, f"{row.line}: {row.path_inside}", row.excerpt)
         sf.write(str(target), audio, SAMPLE_RATE, subtype="PCM_16")
     if row.seconds is not None and abs(seconds - row.seconds) > SECONDS_TOLERANCE:
         target.unlink()
@@ -524,8 +550,8 @@ def rows_already_fetched(out: Path, rows: list[Row]) -> dict[str, float]:
             if r.output in indexed:
                 kept[r.output] = indexed[r.output]
             else:
-                kept[r.output] = duration(path.read_bytes(), f"{path} (role {r.role}: fetch it again with --roles "
-                                                             f"{r.role})")
+                kept[r.output] = duration(path.read_bytes(), path.name, f"{path} (role {r.role}: fetch it again "
+                                                                        f"with --roles {r.role})")
     return kept
 
 

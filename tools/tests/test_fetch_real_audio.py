@@ -468,3 +468,33 @@ def test_aac_recordings_are_pinned_as_stored_and_written_as_wav(world):
     assert abs(np.argmax(np.abs(np.fft.rfft(rain_written))) * 16000 / len(rain_written) - 2000) < 2
     _, alerts = list_role(role)
     assert [a.relative for a in alerts] == ["alerts/car_horn/someone+aac__horn.aac.wav"]
+
+
+def test_an_mp3_that_begins_with_an_empty_id3_tag_is_read_as_later_steps_read_it(world, capsys):
+    # libsndfile recognises such a file from a path (by its suffix) but not from memory, where fetch first reads it:
+    # openHAB's BigSoundBank phone ring was refused as "Format not recognised" although every set reads it.
+    buf = io.BytesIO()
+    t = np.arange(48000) / 48000
+    sf.write(buf, (0.3 * np.sin(2 * np.pi * 773 * t)).astype(np.float32), 48000, format="MP3")
+    ring = b"ID3\x03\x00\x00\x00\x00\x00\x00" + buf.getvalue()  # an ID3v2.3 header declaring no frames
+    with pytest.raises(sf.LibsndfileError):
+        sf.info(io.BytesIO(ring))  # the quirk this test is about, as libsndfile has it
+    broken = b"ID3\x03\x00\x00\x00\x00\x00\x00" + b"no MPEG frames here" * 40
+    commit = mirrored_repository(world["tmp"] / "mp3", {"sounds/ring.mp3": ring, "sounds/street.mp3": ring,
+                                                        "sounds/broken.mp3": broken},
+                                 world["mirror"] / "someone+mp3")
+    table = [["phone_ring", "git", "someone/mp3", commit, "sounds/ring.mp3", "CC0-1.0", sha(ring), "test", "1.0",
+              "an MP3 behind an empty ID3 tag"],
+             ["ambient:street", "git", "someone/mp3", commit, "sounds/street.mp3", "CC0-1.0", sha(ring), "test",
+              "1.0", "the same as alert-free audio"]]
+    assert run(world, write(world["tmp"] / "m.tsv", table)) == 0
+    role = world["tmp"] / "out/test"
+    alert = role / "alerts/phone_ring/someone+mp3__ring.mp3"
+    assert alert.read_bytes() == ring  # written as stored, read by path from then on
+    samples, rate = sf.read(str(role / "alert_free/ambient/someone+mp3__sounds~street.wav"))
+    assert rate == 16000 and abs(np.argmax(np.abs(np.fft.rfft(samples))) * rate / len(samples) - 773) < 2
+    # An MP3 that no reader can decode is still refused, naming its row.
+    table = [["phone_ring", "git", "someone/mp3", commit, "sounds/broken.mp3", "CC0-1.0", sha(broken), "test", "1.0",
+              "not audio"]]
+    assert run(world, write(world["tmp"] / "bad.tsv", table)) != 0
+    assert "sounds/broken.mp3: soundfile cannot read it" in capsys.readouterr().err
