@@ -373,11 +373,12 @@ def alert_bytes(row: Row, data: bytes) -> bytes:
 
 @contextmanager
 def opened(data: bytes, name: str) -> Iterator[sf.SoundFile]:
-    """`data` (the file `name`) open for reading, as every later step will open the file written from it.
+    """`data`, stored as the file `name`, open for reading with libsndfile.
 
     From memory libsndfile knows a format by its bytes alone; from a path it also goes by the suffix, and an MP3
-    that begins with an empty ID3v2 tag (openHAB's BigSoundBank phone ring) is recognised only that way. Such a
-    file is opened through a temporary file of its suffix; anything else libsndfile cannot recognise stays an error."""
+    that begins with an empty ID3v2 tag (openHAB's BigSoundBank phone ring) is recognised only that way, as every
+    later step (make_real_set.py reads alerts by path) will open it. Such a file is opened through a temporary file
+    of its suffix; anything else libsndfile cannot recognise stays an error."""
     try:
         memory = sf.SoundFile(io.BytesIO(data))
     except sf.LibsndfileError:
