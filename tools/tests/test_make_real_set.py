@@ -285,3 +285,31 @@ def test_free_sources_draw_alert_free_audio_and_backgrounds_from_the_named_sourc
     assert capsys.readouterr().err.strip().splitlines()[-1] == \
         "error: --free-sources: no alert-free recording of gone in role 'test'"
     assert not (tmp_path / "none").exists()
+
+
+def test_adding_an_alert_leaves_the_other_alerts_files_as_they_were(real_tree: Path, tmp_path: Path) -> None:
+    # Each alert's files are drawn from the set's seed and the alert's own path, not from one stream for the set:
+    # with one stream, every alert's backgrounds and levels were drawn again whenever the role gained an alert.
+    assert _run(real_tree, tmp_path / "before") == 0
+    _write(real_tree / "dev/alerts/siren/wail.wav", 0.5 * np.sin(2 * np.pi * 900 * np.arange(2 * SR) / SR))
+    assert _run(real_tree, tmp_path / "after") == 0
+
+    def by_alert(out: Path) -> dict[tuple[str, str, int], bytes]:
+        corpus = read_corpus(out)
+        seen: dict[tuple[str, str], int] = {}
+        files = {}
+        for f in corpus.files:
+            extras = corpus.file_extras(f.filename)
+            if extras["kind"] == "free":
+                continue
+            key = (extras["source"], extras["kind"])
+            seen[key] = seen.get(key, -1) + 1
+            files[(*key, seen[key])] = (out / "audio" / f.filename).read_bytes()
+        return files
+
+    before, after = by_alert(tmp_path / "before"), by_alert(tmp_path / "after")
+    assert len(after) == len(before) + 5  # the siren's four mixtures and its isolated file
+    assert {key: data for key, data in after.items() if key in before} == before
+    # Another seed draws other files for the same alerts.
+    assert _run(real_tree, tmp_path / "other", "--seed", "4") == 0
+    assert by_alert(tmp_path / "other") != after
