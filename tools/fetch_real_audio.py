@@ -375,21 +375,23 @@ def alert_bytes(row: Row, data: bytes) -> bytes:
 def opened(data: bytes, name: str) -> Iterator[sf.SoundFile]:
     """`data`, stored as the file `name`, open for reading with libsndfile.
 
-    From memory libsndfile knows a format by its bytes alone; from a path it also goes by the suffix, and an MP3
-    that begins with an empty ID3v2 tag (openHAB's BigSoundBank phone ring) is recognised only that way, as every
-    later step (make_real_set.py reads alerts by path) will open it. Such a file is opened through a temporary file
-    of its suffix; anything else libsndfile cannot recognise stays an error."""
+    From memory libsndfile knows a format by its bytes alone; from a path it also goes by the suffix, which is how
+    every later step (make_real_set.py reads alerts by path) opens the file written, and how an MP3 that begins
+    with an empty ID3v2 tag (openHAB's BigSoundBank phone ring) is recognised. Bytes libsndfile cannot recognise
+    are tried once more through a temporary file of the same suffix; if that fails too, the error is the first one,
+    which names no temporary file."""
     try:
         memory = sf.SoundFile(io.BytesIO(data))
-    except sf.LibsndfileError:
-        suffix = PurePosixPath(name).suffix.lower()
-        if suffix != ".mp3":
-            raise
-        with tempfile.NamedTemporaryFile(suffix=suffix) as temporary:
+    except sf.LibsndfileError as from_memory:
+        with tempfile.NamedTemporaryFile(suffix=PurePosixPath(name).suffix) as temporary:
             temporary.write(data)
             temporary.flush()
-            with sf.SoundFile(temporary.name) as f:
-                yield f
+            try:
+                by_path = sf.SoundFile(temporary.name)
+            except sf.LibsndfileError:
+                raise from_memory from None
+            with by_path:
+                yield by_path
         return
     with memory:
         yield memory
