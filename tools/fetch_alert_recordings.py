@@ -52,6 +52,7 @@ import soundfile as sf
 from hearalert_corpus import LABELS, SPLITS
 from hearalert_corpus import containers
 from hearalert_corpus.pinned import FetchError, download, extract, index_debs
+from hearalert_corpus.sndfile_errors import sndfile_reason
 from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, has_audio_suffix, list_alert_recordings,
     recording_file_name, split_reference)
@@ -159,7 +160,7 @@ def excerpt_wav(data: bytes, name: str, excerpt: TimeRange) -> bytes:
             subtype, rate = f.subtype, f.samplerate
             samples = f.read(dtype="int16", always_2d=True)
     except RuntimeError as e:  # soundfile's LibsndfileError
-        raise RecordingsError(f"{name}: soundfile cannot decode it ({e})") from e
+        raise RecordingsError(f"{name}: soundfile cannot decode it ({sndfile_reason(e)})") from e
     try:
         first, stop = excerpt.frames(rate, len(samples))
     except RecordingsError as e:
@@ -191,7 +192,7 @@ def whole_file_bytes(path_inside: str, data: bytes) -> bytes:
         if sf.info(io.BytesIO(data)).format == "WAV":
             return data
     except RuntimeError as e:  # soundfile's LibsndfileError
-        raise RecordingsError(f"{path_inside}: soundfile cannot read it ({e})") from e
+        raise RecordingsError(f"{path_inside}: soundfile cannot read it ({sndfile_reason(e)})") from e
     return excerpt_wav(data, name, WHOLE_RECORDING)
 
 
@@ -228,7 +229,7 @@ def write_recording(rec: Recording, extracted: bytes, out: Path) -> Path:
     try:
         sf.info(str(target))
     except RuntimeError as e:
-        raise FetchError(f"{target}: soundfile cannot read it ({e}); convert it to FLAC and pin that") from e
+        raise FetchError(f"{target}: soundfile cannot read it ({sndfile_reason(e)}); convert it to FLAC and pin that") from e
     return target
 
 

@@ -105,6 +105,7 @@ from hearalert_corpus.ogg_skeleton import OggError, without_skeleton
 from hearalert_corpus.pinned import (
     SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel,
     source_slug)
+from hearalert_corpus.sndfile_errors import sndfile_reason
 from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range,
     has_audio_suffix, recording_file_name)
@@ -346,7 +347,7 @@ def to_16k_mono(data: bytes, name: str, what: str, excerpt: TimeRange | None) ->
             rate = f.samplerate
             samples = f.read(dtype="float32", always_2d=True)
     except (RuntimeError, sf.LibsndfileError) as e:
-        raise FetchError(f"{what}: soundfile cannot decode it ({e})") from e
+        raise FetchError(f"{what}: soundfile cannot decode it ({sndfile_reason(e)})") from e
     if excerpt is not None:
         try:
             first, stop = excerpt.frames(rate, len(samples))
@@ -403,7 +404,7 @@ def duration(data: bytes, name: str, what: str) -> float:
         with opened(data, name) as f:
             return f.frames / f.samplerate
     except (RuntimeError, sf.LibsndfileError) as e:
-        raise FetchError(f"{what}: soundfile cannot read it ({e})") from e
+        raise FetchError(f"{what}: soundfile cannot read it ({sndfile_reason(e)})") from e
 
 
 def pinned_bytes(row: Row, stored: bytes) -> bytes:

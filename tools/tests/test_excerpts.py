@@ -179,6 +179,7 @@ def test_an_excerpt_past_the_end_or_of_no_audio_names_the_file():
     with pytest.raises(RecordingsError) as err:
         fetcher.excerpt_wav(b"not audio at all", "junk.wav", parse_time_range("t=0,1"))
     assert str(err.value).startswith("junk.wav: soundfile cannot decode it")
+    assert "BytesIO" not in str(err.value) and str(err.value).endswith("(Format not recognised.)")
 
 
 # --- through fetch_alert_recordings.py ----------------------------------------------------------------------------

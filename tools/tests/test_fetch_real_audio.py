@@ -497,4 +497,7 @@ def test_an_mp3_that_begins_with_an_empty_id3_tag_is_read_as_later_steps_read_it
     table = [["phone_ring", "git", "someone/mp3", commit, "sounds/broken.mp3", "CC0-1.0", sha(broken), "test", "1.0",
               "not audio"]]
     assert run(world, write(world["tmp"] / "bad.tsv", table)) != 0
-    assert "sounds/broken.mp3: soundfile cannot read it" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "sounds/broken.mp3: soundfile cannot read it" in err
+    assert "BytesIO" not in err  # libsndfile's words, not the object it read from
+    assert err.rstrip().endswith("sounds/broken.mp3: soundfile cannot read it (Format not recognised.)")
