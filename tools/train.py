@@ -216,6 +216,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "made by make_real_set.py), where the training corpora hold any of that label: a few dozen "
                         "real alerts beside thousands of synthetic ones are otherwise a few per cent of them "
                         "(default 0: every event alike)")
+    p.add_argument("--alert-colour-db", type=number_in(0.0, 20.0), default=0.0,
+                   help="colour half of the remixed alerts with a smooth random frequency response (straight lines "
+                        "in dB through five points across the bands, each within +-this many dB): the few dozen "
+                        "real devices the network hears, as other loudspeakers and casings would play them "
+                        "(default 0: off, and the random draws are those of a run without it; measured at 6 dB: "
+                        "no gain, tools/README.md)")
     p.add_argument("--onset-weight", type=number_in(0.0), default=0.0,
                    help="extra loss weight on a label in windows ending in the first 0.5 s of one of its events "
                         "(weight 1 + W there): teaches the network to be sure sooner, so a higher threshold "
@@ -364,7 +370,8 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
     geometry = Geometry.of(spec, args.frames, args.step, args.start_padding)
     sampler = WindowSampler(clips, geometry, spec, len(LABELS), args.region, rng,
                             hard_negative_fraction=args.hard_negatives, real_clips=frozenset(real_clips),
-                            real_positive_fraction=args.real_positive_fraction)
+                            real_positive_fraction=args.real_positive_fraction,
+                            alert_colour_db=args.alert_colour_db)
     print(f"features of {len(clips)} training clips ready ({time.time() - t0:.0f} s)", flush=True)
     distill = None
     if distill_corpora:
@@ -518,6 +525,7 @@ def _train(args: argparse.Namespace) -> tuple[torch.nn.Sequential, dict, dict]:
                "teacher_classes_weight": args.teacher_classes_weight,
                "real_positive_fraction": args.real_positive_fraction,
                "teacher_positive_fraction": args.teacher_positive_fraction,
+               "alert_colour_db": args.alert_colour_db,
                "select_fa_weight": args.select_fa_weight, "select_fa_target": args.select_fa_target,
                "init": str(args.init) if args.init else None,
                "lr": args.lr,

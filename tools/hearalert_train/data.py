@@ -170,6 +170,22 @@ def _shift_bands(feature: np.ndarray, k: int, floor: np.floating) -> np.ndarray:
     return out
 
 
+COLOUR_POINTS = 5  # control points of colour_curve, spread evenly from the lowest band to the highest
+
+
+def colour_curve(bands: int, depth_db: float, rng: np.random.Generator) -> np.ndarray:
+    """A smooth random frequency response as power gains per Mel band: straight lines in dB between
+    COLOUR_POINTS evenly spaced points, each drawn uniformly within +-`depth_db`.
+
+    A new device plays its tone through another loudspeaker and casing, which colours the spectrum the network
+    learnt from a few dozen recordings. train.py's `spectral_tilt` colours whole windows (the listener's microphone
+    and room: alert and background alike); this colours the alert alone, and a shift of bands (`_shift_bands`)
+    moves its tone instead, drawn independently of it."""
+    points = rng.uniform(-depth_db, depth_db, COLOUR_POINTS)
+    curve_db = np.interp(np.arange(bands), np.linspace(0, bands - 1, COLOUR_POINTS), points)
+    return np.power(np.float32(10.0), (curve_db / 10).astype(np.float32))
+
+
 # s after an onset that count as an alert's first moments for near_onset (train.py --onset-weight): the latency
 # target is 0.3 s, and a decision in this span decides whether the onset is announced in time.
 ONSET_SPAN = 0.5
@@ -183,7 +199,8 @@ class WindowSampler:
                  rng: np.random.Generator, positive_fraction: float = 0.6, exact_fraction: float = 0.35,
                  mix_fraction: float = 0.25, background_fraction: float = 0.2,
                  snr_range: tuple[float, float] = (-12.0, 15.0), hard_negative_fraction: float = 0.0,
-                 real_clips: frozenset[int] = frozenset(), real_positive_fraction: float = 0.0):
+                 real_clips: frozenset[int] = frozenset(), real_positive_fraction: float = 0.0,
+                 alert_colour_db: float = 0.0):
         self.clips, self.geometry, self.n_labels, self.region, self.rng = clips, geometry, n_labels, region, rng
         # Windows of a background holding a hard negative (music, whistling, chirps, clicks, TV speech), with the
         # clip's alert left out: the sounds most false alarms come from, seen more often than the corpus mixes them.
@@ -205,6 +222,7 @@ class WindowSampler:
         # beside thousands of synthetic ones would otherwise be a few per cent of the positive windows.
         self.real_by_label = [[event for event in events if event[0] in real_clips] for events in self.by_label]
         self.real_positive_fraction = real_positive_fraction
+        self.alert_colour_db = alert_colour_db
 
     def _power(self, feature: np.ndarray, gain_db: float = 0.0) -> np.ndarray:
         """Mel power from log features (the spec's log base and multiplier), scaled by `gain_db`."""
@@ -261,7 +279,10 @@ class WindowSampler:
             alert = _frames(clip.alert, first, t)
             if rng.random() < 0.5:  # a few Mel bands up or down: roughly a pitch shift, new devices' tones
                 alert = _shift_bands(alert, int(rng.integers(-3, 4)), self.floor)
-            power = self._power(_frames(clip.background, first, t)) + self._power(alert, alert_gain)
+            alert_power = self._power(alert, alert_gain)
+            if self.alert_colour_db and rng.random() < 0.5:  # another device's loudspeaker and casing
+                alert_power = alert_power * colour_curve(alert.shape[1], self.alert_colour_db, rng)
+            power = self._power(_frames(clip.background, first, t)) + alert_power
             if self.present and rng.random() < self.mix_fraction:  # a second alert from another clip
                 j, first2 = self._positive(int(rng.choice(self.present)))
                 if self.clips[j].alert is not None:

@@ -243,6 +243,51 @@ def test_real_positive_windows_are_drawn_at_their_share():
     assert 0.07 < share_of_real(WindowSampler(clips, g, spec, 1, 0.2, rng, real_clips=real)) < 0.13
 
 
+def test_a_colour_curve_is_a_smooth_response_within_its_depth():
+    from hearalert_train.data import COLOUR_POINTS, colour_curve
+
+    rng = np.random.default_rng(11)
+    curves_db = np.array([10 * np.log10(colour_curve(64, 6.0, rng)) for _ in range(500)])
+    assert curves_db.shape == (500, 64)
+    assert np.abs(curves_db).max() <= 6.0 + 1e-4 and np.abs(curves_db).max() > 5.0
+    # Straight in dB between the control points: second differences vanish except at the interior points.
+    knots = np.linspace(0, 63, COLOUR_POINTS)
+    second = np.abs(np.diff(curves_db, 2, axis=1))
+    kinks = [b for b in range(1, 63) if np.any(np.abs(knots[1:-1] - b) < 1)]
+    assert second[:, [b - 1 for b in range(1, 63) if b not in kinks]].max() < 1e-3
+    # Drawn independently: the lowest band's gain says nothing of the highest one's.
+    assert abs(np.corrcoef(curves_db[:, 0], curves_db[:, -1])[0, 1]) < 0.15
+
+
+def test_coloured_alerts_change_only_the_alert_and_leave_draws_alone_when_off():
+    from hearalert_train.data import ClipFeatures, WindowSampler
+
+    g = Geometry(frames=8, step=2, hop=256, n_fft=512, sample_rate=16000, start_padding=0)
+    spec = {"normalization": {"mean": [0.0] * 16, "std": [1.0] * 16}, "log_base": 10.0, "log_multiplier": 10.0,
+            "log_floor": 1e-10}
+    flat = np.full((40, 16), 30.0, np.float32)  # a flat alert spectrum at 30 dB, nothing behind it
+    silent = np.full((40, 16), -100.0, np.float32)
+    clips = [ClipFeatures("alert.wav", flat, silent, flat, [(0.0, 10.0, 0)], 0.0, None)]
+
+    def windows(depth: float) -> np.ndarray:
+        sampler = WindowSampler(clips, g, spec, 1, 0.2, np.random.default_rng(4), exact_fraction=0.0,
+                                mix_fraction=0.0, background_fraction=0.0, alert_colour_db=depth)
+        sampler._normalise = lambda feature: feature  # no SpecAugment mask: the spectra themselves
+        return sampler.batch(300)[0]
+
+    def spreads(batch: np.ndarray) -> np.ndarray:  # per window, its spectrum's spread across bands (dB)
+        spectra = batch[:, :, 3:-3].mean(axis=1)  # bands a shift of at most 3 never fills with the floor
+        return spectra.max(axis=1) - spectra.min(axis=1)
+
+    plain, coloured = windows(0.0), windows(8.0)
+    assert spreads(plain).max() < 1e-3  # without colour a flat alert stays flat
+    # With it, about half the windows lose their flatness, by at most 2 x 8 dB.
+    spread = spreads(coloured)
+    assert 0.35 < np.mean(spread > 0.5) < 0.65
+    assert spread.max() <= 16.0 + 1e-3 and spread.max() > 8.0
+    assert windows(0.0).tobytes() == plain.tobytes()  # off: the draws of a run without the option
+
+
 def test_shares_that_could_draw_nothing_fail_before_training(trained, tmp_path, capsys):
     # A share of real positives with only synthetic corpora, or of teacher positives with no distillation audio,
     # would train as if it were not given: each stops with a one-line error before any feature is computed.
