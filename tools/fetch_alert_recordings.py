@@ -229,7 +229,8 @@ def write_recording(rec: Recording, extracted: bytes, out: Path) -> Path:
     try:
         sf.info(str(target))
     except RuntimeError as e:
-        raise FetchError(f"{target}: soundfile cannot read it ({sndfile_reason(e)}); convert it to FLAC and pin that") from e
+        raise FetchError(f"{target}: soundfile cannot read it ({sndfile_reason(e)}); "
+                         "convert it to FLAC and pin that") from e
     return target
 
 
