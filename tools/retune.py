@@ -43,7 +43,7 @@ import alertnet_ref
 import export
 import hearalert_corpus
 from cli_types import number_in, rise_ratios
-from corpus_format import CorpusFormatError, read_corpus, refuse_unlabelled
+from corpus_format import Corpus, CorpusFormatError, read_corpus, refuse_unlabelled
 from hearalert_train.data import Geometry
 from hearalert_train.evaluation import (ClipPrediction, choose_settings, confident_budget, false_alarms_per_hour,
                                        format_report, full_report, predict)
@@ -149,6 +149,27 @@ def _read_scores(path: Path, key: str) -> list[list[ClipPrediction]] | None:
     return scored
 
 
+def scores_of(model, corpora: list[Corpus], cache: Path | None) -> list[list[ClipPrediction]]:
+    """The network's scores of every file of `corpora`: from `cache` when it holds them for these weights and files,
+    else computed (minutes for a real set) and kept there."""
+    key = scores_key(model, corpora)
+    scored = load_scores(cache, key) if cache else None
+    if scored is not None:
+        print(f"scores of {', '.join(str(c.root) for c in corpora)} from {cache}", flush=True)
+        return scored
+    spec = json.loads(model.metadata["features"])
+    geometry = Geometry.of(spec, model.frames, model.step, model.start_padding)
+    network = torch_module(model)
+    t0 = time.time()
+    print(f"scoring {sum(len(c.files) for c in corpora)} files of {', '.join(str(c.root) for c in corpora)}",
+          flush=True)
+    scored = [predict(network, c, spec, geometry) for c in corpora]
+    print(f"scored in {time.time() - t0:.0f} s", flush=True)
+    if cache:
+        save_scores(cache, key, scored)
+    return scored
+
+
 def retune(args: argparse.Namespace) -> dict:
     try:
         model = alertnet_ref.load(args.model)
@@ -170,24 +191,9 @@ def retune(args: argparse.Namespace) -> dict:
             raise SystemExit(f"Error: --fa-target: {error}") from None
         print(f"budget {args.fa_budget:.3f} false alarms/h: {args.fa_target:g}/h kept with 95 % confidence on "
               f"{hours:.2f} h of alert-free audio", flush=True)
-    spec = json.loads(model.metadata["features"])
-    geometry = Geometry.of(spec, model.frames, model.step, model.start_padding)
-    network = torch_module(model)
     before = TrackerSettings(**json.loads(model.metadata.get("tracker", "{}")))
-
     corpora = [c for c in (val, fa_corpus) if c is not None]
-    key = scores_key(model, corpora)
-    scored = load_scores(args.scores_cache, key) if args.scores_cache else None
-    if scored is None:
-        t0 = time.time()
-        print(f"scoring {sum(len(c.files) for c in corpora)} files of {', '.join(str(c.root) for c in corpora)}",
-              flush=True)
-        scored = [predict(network, c, spec, geometry) for c in corpora]
-        print(f"scored in {time.time() - t0:.0f} s", flush=True)
-        if args.scores_cache:
-            save_scores(args.scores_cache, key, scored)
-    else:
-        print(f"scores of {', '.join(str(c.root) for c in corpora)} from {args.scores_cache}", flush=True)
+    scored = scores_of(model, corpora, args.scores_cache)
     predictions = scored[0]
     fa_audio = (fa_corpus, scored[1]) if fa_corpus else None
     print("choosing settings", flush=True)
@@ -210,7 +216,7 @@ def retune(args: argparse.Namespace) -> dict:
     trained_on = (metadata.get("trained_on", "") + f"; thresholds and tracker retuned on {val.root.name} "
                   f"({len(val.files)} files){budget} by retune.py")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    export.export(args.out, model.tensors, model.graph, spec, labels, [float(t) for t in thresholds], context,
+    export.export(args.out, model.tensors, model.graph, json.loads(model.metadata["features"]), labels, [float(t) for t in thresholds], context,
                   metadata.get("model_name", ""), trained_on, extra_metadata=extra)
     print(f"wrote {args.out}", flush=True)
 
