@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import io
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ import soundfile as sf
 from hearalert_corpus import LABELS, SPLITS
 from hearalert_corpus import containers
 from hearalert_corpus.pinned import FetchError, download, extract, index_debs
-from hearalert_corpus.sndfile_errors import sndfile_reason
+from hearalert_corpus.memory_audio import opened, sndfile_reason
 from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, has_audio_suffix, list_alert_recordings,
     recording_file_name, split_reference)
@@ -156,7 +155,7 @@ def excerpt_wav(data: bytes, name: str, excerpt: TimeRange) -> bytes:
     soundfile, so a lossy file's excerpt is its decoder's 16-bit output). Errors are a RecordingsError naming
     `name`."""
     try:
-        with sf.SoundFile(io.BytesIO(data)) as f:
+        with opened(data, name) as f:
             subtype, rate = f.subtype, f.samplerate
             samples = f.read(dtype="int16", always_2d=True)
     except RuntimeError as e:  # soundfile's LibsndfileError
@@ -189,8 +188,9 @@ def whole_file_bytes(path_inside: str, data: bytes) -> bytes:
         return data
     name = PurePosixPath(path_inside).name
     try:
-        if sf.info(io.BytesIO(data)).format == "WAV":
-            return data
+        with opened(data, name) as f:
+            if f.format == "WAV":
+                return data
     except RuntimeError as e:  # soundfile's LibsndfileError
         raise RecordingsError(f"{path_inside}: soundfile cannot read it ({sndfile_reason(e)})") from e
     return excerpt_wav(data, name, WHOLE_RECORDING)

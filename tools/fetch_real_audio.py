@@ -85,12 +85,9 @@ import hashlib
 import io
 import re
 import sys
-import tempfile
 import time
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -105,7 +102,7 @@ from hearalert_corpus.ogg_skeleton import OggError, without_skeleton
 from hearalert_corpus.pinned import (
     SOURCE_TYPES, FetchError, download, extract, find_repository, find_wheel, index_debs, read_git, read_wheel,
     source_slug)
-from hearalert_corpus.sndfile_errors import sndfile_reason
+from hearalert_corpus.memory_audio import opened, sndfile_reason
 from hearalert_corpus.sources import (
     SPLIT_LIST, SPLIT_LIST_HEADER, RecordingsError, TimeRange, parse_time_range,
     has_audio_suffix, recording_file_name)
@@ -370,32 +367,6 @@ def alert_bytes(row: Row, data: bytes) -> bytes:
         return legacy.excerpt_wav(data, PurePosixPath(row.stored_path).name, row.excerpt)
     except RecordingsError as e:
         raise FetchError(f"{row.line}: {e}") from e
-
-
-@contextmanager
-def opened(data: bytes, name: str) -> Iterator[sf.SoundFile]:
-    """`data`, stored as the file `name`, open for reading with libsndfile.
-
-    From memory libsndfile knows a format by its bytes alone; from a path it also goes by the suffix, which is how
-    every later step (make_real_set.py reads alerts by path) opens the file written, and how an MP3 that begins
-    with an empty ID3v2 tag (openHAB's BigSoundBank phone ring) is recognised. Bytes libsndfile cannot recognise
-    are tried once more through a temporary file of the same suffix; if that fails too, the error is the first one,
-    which names no temporary file."""
-    try:
-        memory = sf.SoundFile(io.BytesIO(data))
-    except sf.LibsndfileError as from_memory:
-        with tempfile.NamedTemporaryFile(suffix=PurePosixPath(name).suffix) as temporary:
-            temporary.write(data)
-            temporary.flush()
-            try:
-                by_path = sf.SoundFile(temporary.name)
-            except sf.LibsndfileError:
-                raise from_memory from None
-            with by_path:
-                yield by_path
-        return
-    with memory:
-        yield memory
 
 
 def duration(data: bytes, name: str, what: str) -> float:

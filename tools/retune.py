@@ -216,8 +216,9 @@ def retune(args: argparse.Namespace) -> dict:
     trained_on = (metadata.get("trained_on", "") + f"; thresholds and tracker retuned on {val.root.name} "
                   f"({len(val.files)} files){budget} by retune.py")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    export.export(args.out, model.tensors, model.graph, json.loads(model.metadata["features"]), labels, [float(t) for t in thresholds], context,
-                  metadata.get("model_name", ""), trained_on, extra_metadata=extra)
+    export.export(args.out, model.tensors, model.graph, json.loads(model.metadata["features"]), labels,
+                  [float(t) for t in thresholds], context, metadata.get("model_name", ""), trained_on,
+                  extra_metadata=extra)
     print(f"wrote {args.out}", flush=True)
 
     report = full_report(val, predictions, labels, thresholds, settings)

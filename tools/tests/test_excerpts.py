@@ -268,3 +268,18 @@ def test_a_file_without_an_audio_suffix_is_named_and_written_as_a_wav() -> None:
     assert fetcher.whole_file_bytes("Sounds/alarm.flac", b"anything") == b"anything"
     with pytest.raises(RecordingsError, match="Sounds/alarm: soundfile cannot read it"):
         fetcher.whole_file_bytes("Sounds/alarm", b"not audio")
+
+
+def test_an_excerpt_of_an_mp3_behind_an_empty_id3_tag_is_cut_as_later_steps_read_it():
+    # libsndfile recognises such a file by its suffix from a path, not from memory; an excerpt of it is read the way
+    # a whole file is (hearalert_corpus.memory_audio.opened), not refused as "Format not recognised".
+    buf = io.BytesIO()
+    t = np.arange(48000) / 48000
+    sf.write(buf, (0.3 * np.sin(2 * np.pi * 773 * t)).astype(np.float32), 48000, format="MP3")
+    ring = b"ID3\x03\x00\x00\x00\x00\x00\x00" + buf.getvalue()  # an ID3v2.3 header declaring no frames
+    with pytest.raises(sf.LibsndfileError):
+        sf.info(io.BytesIO(ring))
+    wav = fetcher.excerpt_wav(ring, "ring.mp3", parse_time_range("t=0.1,0.6"))
+    samples, rate = sf.read(io.BytesIO(wav))
+    assert rate == 48000 and len(samples) == 24000
+    assert abs(np.argmax(np.abs(np.fft.rfft(samples))) * rate / len(samples) - 773) < 3
